@@ -1,0 +1,14 @@
+import { Context, type Effect } from "effect";
+import type { Template } from "../domain/template-catalog.ts";
+import type { EngineBusy, EngineTimeout, InvalidImage } from "./errors.ts";
+import type { RenderedImage, ValidatedImage } from "./image.ts";
+
+/** Applies a catalog template (a recipe of steps) to an image. */
+export interface ImageEngineShape {
+  readonly render: (
+    image: ValidatedImage,
+    template: Template,
+  ) => Effect.Effect<RenderedImage, InvalidImage | EngineBusy | EngineTimeout>;
+}
+
+export class ImageEngine extends Context.Service<ImageEngine, ImageEngineShape>()("ImageEngine") {}

@@ -1,0 +1,11 @@
+import { Context, type Effect } from "effect";
+import type { RatePolicy } from "../domain/plan.ts";
+import type { BucketDecision } from "../domain/token-bucket.ts";
+import type { DependencyUnavailable } from "./errors.ts";
+
+/** Where token buckets live: one process's memory, or a store shared by several instances. */
+export interface RateLimiterShape {
+  readonly take: (bucketKey: string, policy: RatePolicy) => Effect.Effect<BucketDecision, DependencyUnavailable>;
+}
+
+export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("RateLimiter") {}
