@@ -1,0 +1,37 @@
+// @ts-check
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const restrict = (patterns, message) => ({
+  "no-restricted-imports": ["error", { patterns: patterns.map((group) => ({ group: [group], message })) }],
+});
+
+export default tseslint.config(
+  { ignores: ["node_modules/", "data/", "coverage/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "no-console": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  // Dependencies point inward: the domain knows nothing else, the application no adapter.
+  {
+    files: ["src/domain/**"],
+    rules: restrict(["effect", "effect/*", "node:*", "*/ports/*", "*/application/*", "*/adapters/*", "koa*", "@*"], "src/domain is pure: no I/O, frameworks or outer layers"),
+  },
+  {
+    files: ["src/ports/**"],
+    rules: restrict(["*/application/*", "*/adapters/*", "koa*", "node:*"], "ports depend only on the domain and effect"),
+  },
+  {
+    files: ["src/application/**"],
+    rules: restrict(["*/adapters/*", "koa*", "@koa/*", "sharp", "pg", "@nats-io/*", "@kurrent/*", "node:sqlite"], "the application reaches the world only through ports"),
+  },
+  {
+    files: ["test/**", "bench/**", "src/adapters/cli/**", "bin/**"],
+    rules: { "no-console": "off" },
+  },
+);
