@@ -1,0 +1,23 @@
+import type { KeyDirectory } from "../../application/key-directory.ts";
+import type { ServiceSettings } from "../../application/settings.ts";
+import type { Clock } from "../../ports/clock.ts";
+import type { EventStore } from "../../ports/event-store.ts";
+import type { Ids } from "../../ports/ids.ts";
+import type { ImageEngine } from "../../ports/image-engine.ts";
+import type { ImageInspector } from "../../ports/image-inspector.ts";
+import type { RateLimiter } from "../../ports/rate-limiter.ts";
+import type { ResultStore } from "../../ports/result-store.ts";
+import type { SecretHasher } from "../../ports/secret-hasher.ts";
+
+/** Every service the HTTP adapter's use cases need; the composition root provides them all. */
+export type AppServices =
+  | EventStore
+  | Clock
+  | Ids
+  | SecretHasher
+  | RateLimiter
+  | KeyDirectory
+  | ServiceSettings
+  | ImageInspector
+  | ImageEngine
+  | ResultStore;

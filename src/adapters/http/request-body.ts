@@ -1,0 +1,16 @@
+import { Effect, Result, Schema, SchemaIssue } from "effect";
+import { InvalidRequest } from "../../application/errors.ts";
+
+/** Decodes a request body with its Schema; every offending field is named in `error.details`. */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1();
+
+export const decodeBody = <S extends Schema.Decoder<unknown>>(schema: S, body: unknown): Effect.Effect<S["Type"], InvalidRequest> => {
+  const decoded = Schema.decodeUnknownResult(schema)(body ?? {}, { errors: "all" });
+  if (Result.isSuccess(decoded)) return Effect.succeed(decoded.success);
+  const details = formatIssues(decoded.failure.issue).issues.map((issue) => ({
+    path: (issue.path ?? []).map(String).join(".") || "body",
+    message: issue.message,
+  }));
+  const message = `Invalid request body: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")}`;
+  return Effect.fail(new InvalidRequest({ message, details }));
+};

@@ -1,0 +1,22 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { Layer } from "effect";
+import { SecretHasher } from "../../ports/secret-hasher.ts";
+
+/**
+ * Keyed hash (HMAC-SHA256) of API key secrets. The secrets carry 256 bits of randomness, so a
+ * slow password hash buys nothing; the key keeps a stolen event log from being checked offline.
+ */
+const PREFIX = "hmac-sha256:";
+
+export const hmacSecretHasher = (key: Buffer) => {
+  const digest = (secret: string): Buffer => createHmac("sha256", key).update(secret).digest();
+  return Layer.succeed(SecretHasher)({
+    hash: (secret) => PREFIX + digest(secret).toString("base64url"),
+    verify: (secret, stored) => {
+      if (!stored.startsWith(PREFIX)) return false;
+      const expected = Buffer.from(stored.slice(PREFIX.length), "base64url");
+      const actual = digest(secret);
+      return expected.length === actual.length && timingSafeEqual(expected, actual);
+    },
+  });
+};

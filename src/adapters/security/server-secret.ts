@@ -1,0 +1,33 @@
+import { createHmac, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * One master secret per deployment, from SERVER_SECRET or made once under DATA_DIR (0600).
+ * Purpose-specific keys are derived from it, so a key hash and a URL signature never share a key.
+ * Every instance and the CLI must see the same secret: configure SERVER_SECRET when DATA_DIR is not shared.
+ */
+export interface ServerSecrets {
+  readonly apiKeyHashKey: Buffer;
+  readonly resultUrlKey: Buffer;
+}
+
+const derive = (master: string, purpose: string): Buffer => createHmac("sha256", master).update(purpose).digest();
+
+const readOrCreate = (dataDir: string): string => {
+  const file = path.join(dataDir, "server-secret");
+  fs.mkdirSync(dataDir, { recursive: true });
+  try {
+    fs.writeFileSync(file, randomBytes(32).toString("hex"), { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const secret = fs.readFileSync(file, "utf8").trim();
+  if (secret.length < 32) throw new Error(`${file} is shorter than 32 characters; delete it to make a new one`);
+  return secret;
+};
+
+export const loadServerSecrets = (options: { readonly serverSecret: string | undefined; readonly dataDir: string }): ServerSecrets => {
+  const master = options.serverSecret ?? readOrCreate(options.dataDir);
+  return { apiKeyHashKey: derive(master, "its/api-key-hash/v1"), resultUrlKey: derive(master, "its/result-url/v1") };
+};

@@ -1,0 +1,76 @@
+import { Effect } from "effect";
+import { accountDecider, accountStream, type AccountState } from "../domain/account.ts";
+import { displayPrefix, formatApiKey } from "../domain/api-key.ts";
+import type { PlanId } from "../domain/plan.ts";
+import { Clock } from "../ports/clock.ts";
+import { Ids } from "../ports/ids.ts";
+import { SecretHasher } from "../ports/secret-hasher.ts";
+import { handleCommand, loadState } from "./command-handler.ts";
+import { CommandRejected } from "./errors.ts";
+import { ServiceSettings } from "./settings.ts";
+
+/** Account and key administration: what the operator CLI and the console do. */
+export const openAccount = (input: { readonly email: string; readonly name: string; readonly plan: PlanId }) =>
+  Effect.gen(function* () {
+    const ids = yield* Ids;
+    const clock = yield* Clock;
+    const accountId = ids.accountId();
+    yield* handleCommand(accountDecider, accountStream(accountId), { type: "OpenAccount", accountId, ...input, now: clock.now() });
+    return { id: accountId, ...input };
+  });
+
+export const changePlan = (accountId: string, plan: PlanId) =>
+  Effect.gen(function* () {
+    const clock = yield* Clock;
+    yield* handleCommand(accountDecider, accountStream(accountId), { type: "ChangePlan", plan, now: clock.now() });
+    return { id: accountId, plan };
+  });
+
+export interface CreatedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly createdAt: string;
+  /** The only time the full key exists outside the client. */
+  readonly key: string;
+}
+
+export const createKey = (accountId: string, name: string) =>
+  Effect.gen(function* () {
+    const ids = yield* Ids;
+    const clock = yield* Clock;
+    const hasher = yield* SecretHasher;
+    const settings = yield* ServiceSettings;
+    const keyId = ids.keyId();
+    const secret = ids.keySecret();
+    const now = clock.now();
+    yield* handleCommand(accountDecider, accountStream(accountId), {
+      type: "IssueApiKey",
+      keyId,
+      name,
+      secretHash: hasher.hash(secret),
+      maxActiveKeys: settings.maxKeysPerAccount,
+      now,
+    });
+    return { id: keyId, name, prefix: displayPrefix(keyId), createdAt: now.toISOString(), key: formatApiKey(keyId, secret) } satisfies CreatedKey;
+  });
+
+export const deleteKey = (accountId: string, keyId: string) =>
+  Effect.gen(function* () {
+    const clock = yield* Clock;
+    yield* handleCommand(accountDecider, accountStream(accountId), { type: "RevokeApiKey", keyId, now: clock.now() });
+  });
+
+export const getAccount = (accountId: string) =>
+  Effect.gen(function* () {
+    const { state } = yield* loadState(accountDecider, accountStream(accountId));
+    if (state.status === "none") return yield* new CommandRejected({ code: "ACCOUNT_NOT_FOUND", message: `no account ${accountId}` });
+    return state satisfies AccountState;
+  });
+
+export const listKeys = (accountId: string) =>
+  getAccount(accountId).pipe(
+    Effect.map((account) =>
+      [...account.keys.values()].map(({ keyId, name, prefix, createdAt }) => ({ id: keyId, name, prefix, createdAt })),
+    ),
+  );

@@ -1,0 +1,32 @@
+import { Data } from "effect";
+
+/** Failures a use case reports to its caller; each maps to one error code of the API. */
+export interface FieldIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly message: string }> {}
+
+export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retryAfterSeconds: number }> {}
+
+export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
+  readonly message: string;
+  readonly details: ReadonlyArray<FieldIssue>;
+}> {}
+
+export class InsufficientPermissions extends Data.TaggedError("InsufficientPermissions")<{ readonly message: string }> {}
+
+export class QuotaExceeded extends Data.TaggedError("QuotaExceeded")<{
+  readonly limit: number;
+  readonly period: string;
+  readonly retryAfterSeconds: number;
+}> {}
+
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
+
+/** A domain rule refused a command (e.g. unknown account, key limit reached). */
+export class CommandRejected extends Data.TaggedError("CommandRejected")<{
+  readonly code: string;
+  readonly message: string;
+}> {}

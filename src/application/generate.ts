@@ -1,0 +1,70 @@
+import { Effect } from "effect";
+import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
+import { Clock } from "../ports/clock.ts";
+import { Ids } from "../ports/ids.ts";
+import { ImageEngine } from "../ports/image-engine.ts";
+import { ImageInspector } from "../ports/image-inspector.ts";
+import { ResultStore } from "../ports/result-store.ts";
+import type { Principal } from "./authenticate.ts";
+import { InsufficientPermissions, InvalidRequest } from "./errors.ts";
+import { decodeImagePayload } from "./image-payload.ts";
+import { ensureFeature, runTransformation } from "./run-transformation.ts";
+import { ServiceSettings } from "./settings.ts";
+
+export interface GenerateInput {
+  readonly image: string;
+  readonly template: string;
+  readonly templateType: string;
+}
+
+export interface GeneratedResult {
+  readonly resultId: string;
+  readonly expiresAt: Date;
+  readonly template: string;
+  readonly templateType: string;
+  readonly format: string;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+}
+
+/** POST /generate: apply a catalog template to the client's image and store the result. */
+export const generate = (principal: Principal, input: GenerateInput) =>
+  Effect.gen(function* () {
+    const lookup = findTemplate(input.templateType, input.template, TEMPLATES);
+    if (!lookup.found) {
+      const message = `Unknown ${lookup.field} "${input[lookup.field]}". Allowed: ${lookup.allowed.join(", ")}.`;
+      return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
+    }
+    const template = lookup.template;
+    yield* ensureFeature(principal, "generate");
+    if (!template.plans.includes(principal.account.plan)) {
+      return yield* new InsufficientPermissions({
+        message: `The ${principal.account.plan} plan does not include the ${template.templateType}/${template.template} template.`,
+      });
+    }
+    const settings = yield* ServiceSettings;
+    const process = Effect.gen(function* () {
+      const bytes = yield* decodeImagePayload("image", input.image, settings.maxImageBytes);
+      const image = yield* (yield* ImageInspector).inspect(bytes);
+      const rendered = yield* (yield* ImageEngine).render(image, template);
+      const resultId = (yield* Ids).uuid();
+      const expiresAt = new Date((yield* Clock).now().getTime() + settings.resultTtlMs);
+      yield* (yield* ResultStore).put({ resultId, bytes: rendered.bytes, contentType: rendered.contentType, expiresAt });
+      const value: GeneratedResult = {
+        resultId,
+        expiresAt,
+        template: template.template,
+        templateType: template.templateType,
+        format: rendered.format,
+        width: rendered.width,
+        height: rendered.height,
+        bytes: rendered.bytes.byteLength,
+      };
+      return {
+        value,
+        output: { resultId, format: rendered.format, width: String(rendered.width), height: String(rendered.height), bytes: String(value.bytes), inputFormat: image.format },
+      };
+    });
+    return yield* runTransformation(principal, "generate", { template: template.template, templateType: template.templateType }, process);
+  });

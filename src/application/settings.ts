@@ -1,0 +1,20 @@
+import { Context } from "effect";
+
+/** Operator-tunable limits the use cases enforce. */
+export interface ServiceSettingsShape {
+  /** Largest decoded image, in bytes (decisions.md: 10 MiB). */
+  readonly maxImageBytes: number;
+  /** How long a quota reservation holds a unit if its request never finishes. */
+  readonly reservationTtlMs: number;
+  readonly maxKeysPerAccount: number;
+  readonly resultTtlMs: number;
+}
+
+export const defaultServiceSettings: ServiceSettingsShape = {
+  maxImageBytes: 10 * 1024 * 1024,
+  reservationTtlMs: 5 * 60_000,
+  maxKeysPerAccount: 20,
+  resultTtlMs: 24 * 60 * 60_000,
+};
+
+export class ServiceSettings extends Context.Service<ServiceSettings, ServiceSettingsShape>()("ServiceSettings") {}

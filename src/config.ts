@@ -1,0 +1,94 @@
+import { Result, Schema, SchemaIssue } from "effect";
+import path from "node:path";
+
+/**
+ * Configuration comes from the environment, decoded once with a Schema so a bad value stops
+ * the process at start with a message naming the variable. The CLI reads the same variables.
+ */
+const Port = Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 }));
+const PositiveInt = Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThan(0));
+const Bool = Schema.Literals(["true", "false", "1", "0"]);
+
+const Env = Schema.Struct({
+  HOST: Schema.optionalKey(Schema.String),
+  PORT: Schema.optionalKey(Port),
+  HTTP_PORT: Schema.optionalKey(Port),
+  DATA_DIR: Schema.optionalKey(Schema.String),
+  TLS_CERT: Schema.optionalKey(Schema.String),
+  TLS_KEY: Schema.optionalKey(Schema.String),
+  PUBLIC_BASE_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^https:\/\/[^\s/]+(\/[^\s]*)?$/))),
+  LOG_LEVEL: Schema.optionalKey(Schema.Literals(["debug", "info", "warn", "error", "silent"])),
+  TRUST_PROXY: Schema.optionalKey(Bool),
+  SERVER_SECRET: Schema.optionalKey(Schema.String.check(Schema.isMinLength(32))),
+  MAX_BODY_BYTES: Schema.optionalKey(PositiveInt),
+  MAX_IMAGE_BYTES: Schema.optionalKey(PositiveInt),
+  MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
+  MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
+  RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
+  ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
+  ENGINE_QUEUE_LENGTH: Schema.optionalKey(PositiveInt),
+  ENGINE_DEADLINE_MS: Schema.optionalKey(PositiveInt),
+});
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly httpPort: number;
+  readonly dataDir: string;
+  readonly tlsCert: string | undefined;
+  readonly tlsKey: string | undefined;
+  /** Base of result URLs and redirects (PUBLIC_BASE_URL); unset: https://HOST:<listening port>. */
+  readonly publicBaseUrl: string | undefined;
+  readonly logLevel: LogLevel;
+  /** Believe X-Forwarded-Proto/For: only behind a TLS-terminating proxy. */
+  readonly trustProxy: boolean;
+  readonly serverSecret: string | undefined;
+  readonly maxBodyBytes: number;
+  readonly maxImageBytes: number;
+  readonly maxImagePixels: number;
+  readonly maxKeysPerAccount: number;
+  readonly resultTtlSeconds: number;
+  readonly engineConcurrency: number;
+  readonly engineQueueLength: number;
+  readonly engineDeadlineMs: number;
+}
+
+export class ConfigError extends Error {}
+
+const MiB = 1024 * 1024;
+
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>, cores: number): Config => {
+  const known = Object.fromEntries(Object.keys(Env.fields).flatMap((name) => (env[name] === undefined || env[name] === "" ? [] : [[name, env[name]]])));
+  const decoded = Schema.decodeUnknownResult(Env)(known, { errors: "all" });
+  if (Result.isFailure(decoded)) {
+    const issues = SchemaIssue.makeFormatterStandardSchemaV1()(decoded.failure.issue).issues;
+    throw new ConfigError(`Invalid configuration: ${issues.map((i) => `${i.path?.join(".")}: ${i.message}`).join("; ")}`);
+  }
+  const e = decoded.success;
+  if ((e.TLS_CERT === undefined) !== (e.TLS_KEY === undefined)) throw new ConfigError("Set both TLS_CERT and TLS_KEY, or neither.");
+  const host = e.HOST ?? "127.0.0.1";
+  const maxImageBytes = e.MAX_IMAGE_BYTES ?? 10 * MiB;
+  return {
+    host,
+    port: e.PORT ?? 8443,
+    httpPort: e.HTTP_PORT ?? 8080,
+    dataDir: path.resolve(e.DATA_DIR ?? "./data"),
+    tlsCert: e.TLS_CERT,
+    tlsKey: e.TLS_KEY,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    logLevel: e.LOG_LEVEL ?? "info",
+    trustProxy: e.TRUST_PROXY === "true" || e.TRUST_PROXY === "1",
+    serverSecret: e.SERVER_SECRET,
+    // Two base64 images (try-on) at the image limit, plus JSON around them.
+    maxBodyBytes: e.MAX_BODY_BYTES ?? Math.ceil((maxImageBytes * 4) / 3) * 2 + MiB,
+    maxImageBytes,
+    maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
+    maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
+    resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
+    engineConcurrency: e.ENGINE_CONCURRENCY ?? Math.max(1, cores),
+    engineQueueLength: e.ENGINE_QUEUE_LENGTH ?? Math.max(1, cores) * 8,
+    engineDeadlineMs: e.ENGINE_DEADLINE_MS ?? 30_000,
+  };
+};
