@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { Deferred, Effect, Fiber, type Scope, Stream } from "effect";
+import { Context, Deferred, Effect, Fiber, Layer, type Scope, Stream } from "effect";
 import { describe, expect, it } from "vitest";
 import {
   ConcurrencyConflict,
+  EventStore,
   type EventStoreShape,
   type JsonObject,
   type NewEvent,
   NO_STREAM,
   type RecordedEvent,
 } from "../../src/ports/event-store.ts";
+import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 
 /**
  * One adapter under contract. `storage` makes fresh storage for one test (released with the scope);
@@ -18,6 +20,10 @@ interface ContractTarget {
   readonly name: string;
   readonly storage: Effect.Effect<{ readonly open: Effect.Effect<EventStoreShape, unknown, Scope.Scope> }, unknown, Scope.Scope>;
 }
+
+/** An adapter instance from its layer, alive until the enclosing scope closes. */
+const instanceOf = <E>(layer: Layer.Layer<EventStore, E>): Effect.Effect<EventStoreShape, E, Scope.Scope> =>
+  Layer.build(layer).pipe(Effect.map((context) => Context.get(context, EventStore)));
 
 const event = (type: string, data: JsonObject = {}): NewEvent => ({ type, data });
 
@@ -55,7 +61,7 @@ const expectConflict = (error: unknown, streamName: string, expected: number | "
   expect(error).toMatchObject({ _tag: "ConcurrencyConflict", streamName, expected, actual });
 };
 
-export const eventStoreContract = (target: ContractTarget, suite: typeof describe = describe) =>
+const eventStoreContract = (target: ContractTarget, suite: typeof describe = describe) =>
   suite(`EventStore contract: ${target.name}`, () => {
     /** Runs a test body with `count` instances on one fresh storage; stream names are unique per test. */
     const withStores = <A>(
@@ -381,3 +387,11 @@ export const eventStoreContract = (target: ContractTarget, suite: typeof describ
         }),
       ));
   });
+
+eventStoreContract({
+  name: "in-memory",
+  storage: Effect.sync(() => {
+    const storage = makeInMemoryEventStorage();
+    return { open: instanceOf(inMemoryEventStoreLayer({ storage, pollInterval: "10 millis" })) };
+  }),
+});
