@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Context, Deferred, Effect, Fiber, Layer, type Scope, Stream } from "effect";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,6 +13,7 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../src/ports/event-store.ts";
+import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 
 /**
@@ -394,4 +398,16 @@ eventStoreContract({
     const storage = makeInMemoryEventStorage();
     return { open: instanceOf(inMemoryEventStoreLayer({ storage, pollInterval: "10 millis" })) };
   }),
+});
+
+eventStoreContract({
+  name: "sqlite",
+  storage: Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "its-events-"))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true })),
+  ).pipe(
+    Effect.map((dir) => ({
+      open: instanceOf(sqliteEventStoreLayer({ path: join(dir, "events.sqlite"), pollInterval: "10 millis" })),
+    })),
+  ),
 });
