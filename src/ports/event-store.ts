@@ -12,6 +12,8 @@ export type JsonValue = string | number | boolean | null | ReadonlyArray<JsonVal
 export type JsonObject = { readonly [key: string]: JsonValue };
 
 export interface NewEvent {
+  /** Set only to keep an event's identity when copying it from another store; otherwise the store assigns one. */
+  readonly eventId?: string;
   readonly type: string;
   readonly data: JsonObject;
   readonly metadata?: JsonObject;
