@@ -1,7 +1,7 @@
 import { Effect, Schedule } from "effect";
 import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { ConcurrencyConflict, EventStore, NO_STREAM, type JsonObject } from "../ports/event-store.ts";
+import { EventStore, NO_STREAM, type JsonObject } from "../ports/event-store.ts";
 import { CommandRejected } from "./errors.ts";
 
 /** Domain events are `{ type, data }` records; the store keeps `data` as JSON. */

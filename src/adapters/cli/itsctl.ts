@@ -1,0 +1,120 @@
+import os from "node:os";
+import { Command, Option } from "commander";
+import { Cause, type Effect, Exit, type Layer, ManagedRuntime } from "effect";
+import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/accounts.ts";
+import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
+import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
+import { loadConfig } from "../../config.ts";
+import { coreLayer } from "../../composition.ts";
+import { loadServerSecrets } from "../security/server-secret.ts";
+
+/**
+ * itsctl: the operator's tool. It reads the same configuration as the server and appends to the
+ * same event store, so running servers see what it does at once.
+ */
+type CoreServices = Layer.Success<ReturnType<typeof coreLayer>>;
+
+class CliError extends Error {}
+
+const execute = async <A, E>(useCase: Effect.Effect<A, E, CoreServices>): Promise<A> => {
+  const config = loadConfig(process.env, os.availableParallelism());
+  const runtime = ManagedRuntime.make(coreLayer(config, loadServerSecrets(config)));
+  try {
+    const exit = await runtime.runPromiseExit(useCase);
+    if (Exit.isSuccess(exit)) return exit.value;
+    const failure = exit.cause.reasons.find(Cause.isFailReason)?.error as { message?: unknown } | undefined;
+    throw new CliError(typeof failure?.message === "string" ? failure.message : Cause.pretty(exit.cause));
+  } finally {
+    await runtime.dispose();
+  }
+};
+
+const print = (json: boolean, value: unknown, human: string): void => {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+};
+
+const planOption = () => new Option("--plan <plan>", "plan").choices(PLAN_IDS).makeOptionMandatory();
+
+const keyIdArgument = (value: string): string => {
+  const keyId = value.replace(/^its_/, "");
+  if (!KEY_ID_PATTERN.test(keyId)) throw new CliError(`not a key id: ${value} (expected 16 characters a-z0-9, as 'key list' shows)`);
+  return keyId;
+};
+
+export const itsctl = (): Command => {
+  const program = new Command("itsctl").description("Operate the image transformation service: accounts, plans and API keys.");
+  program.showHelpAfterError();
+
+  const account = program.command("account").description("open accounts and change their plans");
+  account
+    .command("open")
+    .description("open an account")
+    .requiredOption("--email <email>", "the account holder's email")
+    .option("--name <name>", "display name", "")
+    .addOption(planOption())
+    .option("--json", "print JSON")
+    .action(async (options: { email: string; name: string; plan: PlanId; json?: boolean }) => {
+      const opened = await execute(openAccount({ email: options.email, name: options.name, plan: options.plan }));
+      print(Boolean(options.json), opened, `Opened account ${opened.id} (${opened.plan}) for ${opened.email}`);
+    });
+  account
+    .command("set-plan")
+    .description("change an account's plan; it applies to the next request")
+    .requiredOption("--account <id>", "account id")
+    .addOption(planOption())
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; plan: PlanId; json?: boolean }) => {
+      const changed = await execute(changePlan(options.account, options.plan));
+      print(Boolean(options.json), changed, `Account ${changed.id} is now on the ${changed.plan} plan`);
+    });
+
+  const key = program.command("key").description("make, list and delete API keys");
+  key
+    .command("create")
+    .description("make an API key; the key is printed once and never stored")
+    .requiredOption("--account <id>", "account id")
+    .option("--name <name>", "what the key is for", "default")
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; name: string; json?: boolean }) => {
+      const created = await execute(createKey(options.account, options.name));
+      print(
+        Boolean(options.json),
+        created,
+        `Key ${created.id} (${created.name}) created. It is shown only now; store it safely:\n${created.key}`,
+      );
+    });
+  key
+    .command("list")
+    .description("list an account's active keys (never their secrets)")
+    .requiredOption("--account <id>", "account id")
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; json?: boolean }) => {
+      const keys = await execute(listKeys(options.account));
+      print(
+        Boolean(options.json),
+        keys,
+        keys.length === 0 ? "No active keys." : keys.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.createdAt}`).join("\n"),
+      );
+    });
+  key
+    .command("delete")
+    .description("delete a key; every instance refuses it within a second")
+    .requiredOption("--account <id>", "account id")
+    .requiredOption("--key <keyId>", "the key id (or its its_<id> prefix)", keyIdArgument)
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; key: string; json?: boolean }) => {
+      await execute(deleteKey(options.account, options.key));
+      print(Boolean(options.json), { id: options.key, deleted: true }, `Key ${options.key} deleted`);
+    });
+  return program;
+};
+
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  try {
+    await itsctl().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`itsctl: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+};

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { quotaLedgerDecider, type QuotaEvent } from "../../src/domain/quota-ledger.ts";
+import { deciderSpec } from "../support/decider-spec.ts";
+
+const spec = deciderSpec(quotaLedgerDecider);
+const now = new Date("2026-11-22T10:00:00.000Z");
+const at = now.toISOString();
+const expiresAt = new Date(now.getTime() + 60_000);
+
+const reserve = (requestId: string, limit: number | null = 2, when = now) => ({
+  type: "ReserveQuota" as const,
+  requestId,
+  accountId: "acc_1",
+  keyId: "k1",
+  operation: "generate" as const,
+  period: "2026-11",
+  limit,
+  expiresAt: new Date(when.getTime() + 60_000),
+  now: when,
+});
+
+const reserved = (requestId: string, limit: number | null = 2): QuotaEvent => ({
+  type: "QuotaReserved",
+  data: { requestId, keyId: "k1", operation: "generate", accountId: "acc_1", period: "2026-11", limit, expiresAt: expiresAt.toISOString(), at },
+});
+const committed = (requestId: string): QuotaEvent => ({ type: "QuotaCommitted", data: { requestId, at } });
+const released = (requestId: string): QuotaEvent => ({ type: "QuotaReleased", data: { requestId, reason: "InvalidImage", at } });
+
+describe("quota ledger", () => {
+  it("reserves a unit while the limit is not reached", () => {
+    spec.given([]).when(reserve("r1")).then([reserved("r1")]);
+  });
+
+  it("counts open reservations against the limit, so concurrent requests cannot overshoot", () => {
+    spec
+      .given([reserved("r1"), reserved("r2")])
+      .when(reserve("r3"))
+      .then([
+        {
+          type: "QuotaReservationRefused",
+          data: { requestId: "r3", keyId: "k1", operation: "generate", accountId: "acc_1", period: "2026-11", limit: 2, used: 0, at },
+        },
+      ]);
+  });
+
+  it("refuses once committed units reach the limit", () => {
+    const decision = quotaLedgerDecider.decide(reserve("r3"), spec.given([reserved("r1"), committed("r1"), reserved("r2"), committed("r2")]).state());
+    expect(decision.ok && decision.events[0]?.type).toBe("QuotaReservationRefused");
+  });
+
+  it("gives a released unit back: failures cost nothing", () => {
+    spec.given([reserved("r1"), released("r1"), reserved("r2")]).when(reserve("r3")).then([reserved("r3")]);
+    expect(spec.given([reserved("r1"), released("r1")]).state().used).toBe(0);
+  });
+
+  it("never limits an unlimited plan", () => {
+    const many = Array.from({ length: 1000 }, (_, i) => [reserved(`r${i}`, null), committed(`r${i}`)]).flat();
+    spec.given(many).when(reserve("next", null)).then([reserved("next", null)]);
+    expect(spec.given(many).state().used).toBe(1000);
+  });
+
+  it("lets an expired reservation's unit go to others (a killed process holds nothing forever)", () => {
+    const later = new Date(expiresAt.getTime() + 1);
+    const decision = quotaLedgerDecider.decide(reserve("r3", 2, later), spec.given([reserved("r1"), reserved("r2")]).state());
+    expect(decision.ok && decision.events[0]?.type).toBe("QuotaReserved");
+  });
+
+  it("refuses to commit an expired reservation whose unit others have taken", () => {
+    const later = new Date(expiresAt.getTime() + 1);
+    spec
+      .given([reserved("r1", 1), reserved("r2", 1), committed("r2")])
+      .when({ type: "CommitQuota", requestId: "r1", now: later })
+      .thenRejects("RESERVATION_EXPIRED");
+    spec.given([reserved("r1", 1)]).when({ type: "CommitQuota", requestId: "r1", now: later }).then([{ type: "QuotaCommitted", data: { requestId: "r1", at: later.toISOString() } }]);
+  });
+
+  it("commits and releases only open reservations, idempotently for retries", () => {
+    spec.given([]).when({ type: "CommitQuota", requestId: "x", now }).thenRejects("RESERVATION_NOT_FOUND");
+    spec.given([reserved("r1"), committed("r1")]).when({ type: "ReleaseQuota", requestId: "r1", reason: "late", now }).then([]);
+    spec.given([reserved("r1")]).when(reserve("r1")).then([]);
+  });
+});
