@@ -73,6 +73,7 @@ describe("SharpImageInspector refuses hostile input with InvalidImage, each with
     ["a truncated JPEG", async () => (await photoJpeg()).subarray(0, 20_000), /JPEG.*truncated/],
     ["a JPEG cut inside its header", async () => (await photoJpeg()).subarray(0, 300), /JPEG.*truncated/],
     ["a truncated PNG", async () => (await photoPng()).subarray(0, 5_000), /PNG.*truncated/],
+    ["a truncated TIFF (its directory comes last)", async () => (await photoTiff()).subarray(0, 15_000), /TIFF image is corrupt/],
     ["a truncated WebP", async () => (await photoWebp()).subarray(0, 2_000), /WebP.*truncated/],
     ["a JPEG signature followed by junk", () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]), randomBytes(2000), Buffer.from([0xff, 0xd9])]), /JPEG image is corrupt/],
     ["SVG", () => Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'), /SVG/],
