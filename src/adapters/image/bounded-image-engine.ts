@@ -1,0 +1,16 @@
+import { Effect, Layer } from "effect";
+import { ImageEngine } from "../../ports/image-engine.ts";
+import { type EngineCapacityOptions, makeEngineCapacity } from "../engine-capacity.ts";
+
+/**
+ * Decorates whichever ImageEngine is below it with a bounded work queue:
+ * `boundedImageEngineLayer(options).pipe(Layer.provide(sharpImageEngineLayer()))`.
+ */
+export const boundedImageEngineLayer = (options: EngineCapacityOptions = {}) =>
+  Layer.effect(ImageEngine)(
+    Effect.gen(function* () {
+      const engine = yield* ImageEngine;
+      const capacity = makeEngineCapacity(options);
+      return { render: (image, template) => capacity.run(engine.render(image, template)) };
+    }),
+  );

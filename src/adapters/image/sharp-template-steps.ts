@@ -1,0 +1,167 @@
+import { Effect } from "effect";
+import sharp, { type Sharp } from "sharp";
+import type { TemplateStep } from "../../domain/template-catalog.ts";
+
+/** Decoded pixels between steps: 8-bit sRGB, 3 or 4 channels, row-major. */
+export interface Raster {
+  readonly data: Buffer;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 1 | 2 | 3 | 4;
+}
+
+export interface StepContext<E> {
+  /** The person mask (one byte per pixel) at the raster's size; fails as the segmenter does. */
+  readonly personMask: (raster: Raster) => Effect.Effect<Buffer, E>;
+}
+
+/**
+ * How one kind of step maps onto libvips. Each step runs as its own pipeline because sharp applies
+ * the operations of one pipeline in a fixed order, not the order they were called in.
+ */
+export interface StepHandler<S extends TemplateStep, E> {
+  readonly run: (input: Raster, step: S, context: StepContext<E>) => Effect.Effect<Sharp, E>;
+  /**
+   * Geometry-only steps can run inside the decoding pipeline, which lets libvips shrink JPEG and
+   * WebP while decoding (several times faster for large photos); colour steps never do, so that
+   * they always see 8-bit sRGB.
+   */
+  readonly onDecode?: (decoding: Sharp, step: S) => Sharp;
+}
+
+export type StepHandlers<E> = { readonly [Op in TemplateStep["op"]]: StepHandler<Extract<TemplateStep, { op: Op }>, E> };
+
+export const open = (raster: Raster): Sharp =>
+  sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } });
+
+const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
+
+/** ITU-R BT.709 luma weights, the same on every row: grey as an RGB image. */
+const LUMA = [0.2126, 0.7152, 0.0722] as const;
+
+const pure =
+  <S extends TemplateStep>(f: (image: Sharp, step: S, input: Raster) => Sharp) =>
+  (input: Raster, step: S) =>
+    Effect.sync(() => f(open(input), step, input));
+
+const svg = (width: number, height: number, body: string): Buffer =>
+  Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${body}</svg>`);
+
+/** White RGBA whose alpha is the mask: composited with dest-in it multiplies the image's alpha by the mask. */
+const alphaLayer = (mask: Buffer, width: number, height: number) =>
+  Effect.promise(() =>
+    sharp({ create: { width, height, channels: 3, background: "#ffffff" } })
+      .joinChannel(mask, { raw: { width, height, channels: 1 } })
+      .raw()
+      .toBuffer(),
+  );
+
+const withMask = (input: Raster, mask: Buffer) =>
+  Effect.map(alphaLayer(mask, input.width, input.height), (layer) =>
+    open(input)
+      .ensureAlpha()
+      .composite([{ input: layer, raw: { width: input.width, height: input.height, channels: 4 }, blend: "dest-in" }]),
+  );
+
+const toBuffer = (image: Sharp) => Effect.promise(() => image.raw().toBuffer({ resolveWithObject: true }));
+
+export const stepHandlers = <E>(): StepHandlers<E> => {
+  const resize = (image: Sharp, step: Extract<TemplateStep, { op: "resize" }>) =>
+    image.resize({
+      width: step.width,
+      height: step.height,
+      fit: step.fit,
+      position: step.position === "centre" ? "centre" : sharp.strategy.attention,
+      background: step.background ?? TRANSPARENT,
+    });
+  return {
+    resize: { run: pure(resize), onDecode: resize },
+    grayscale: { run: pure((image) => image.recomb([[...LUMA], [...LUMA], [...LUMA]])) },
+    recomb: { run: pure((image, step) => image.recomb([[...step.matrix[0]], [...step.matrix[1]], [...step.matrix[2]]])) },
+    modulate: {
+      run: pure((image, step) =>
+        image.modulate({
+          ...(step.brightness === undefined ? {} : { brightness: step.brightness }),
+          ...(step.saturation === undefined ? {} : { saturation: step.saturation }),
+          ...(step.hue === undefined ? {} : { hue: step.hue }),
+        }),
+      ),
+    },
+    linear: { run: pure((image, step) => image.linear(step.multiply, step.add)) },
+    normalise: { run: pure((image, step) => image.normalise({ lower: step.lower, upper: step.upper })) },
+    clahe: { run: pure((image, step) => image.clahe({ width: step.tile, height: step.tile, maxSlope: step.maxSlope })) },
+    sharpen: { run: pure((image, step) => image.sharpen({ sigma: step.sigma })) },
+    median: { run: pure((image, step) => image.median(step.size)) },
+    blur: { run: pure((image, step) => image.blur(step.sigma)) },
+    vignette: {
+      run: pure((image, step, { width, height }) =>
+        image.composite([
+          {
+            input: svg(
+              width,
+              height,
+              `<defs><radialGradient id="v" cx="50%" cy="50%" r="71%"><stop offset="0.45" stop-color="#000" stop-opacity="0"/>` +
+                `<stop offset="1" stop-color="#000" stop-opacity="${step.strength}"/></radialGradient></defs>` +
+                `<rect width="100%" height="100%" fill="url(#v)"/>`,
+            ),
+            // atop keeps the image's own transparency (e.g. a circle crop before the vignette).
+            blend: "atop",
+          },
+        ]),
+      ),
+    },
+    roundCorners: {
+      run: pure((image, step, { width, height }) => {
+        const radius = step.radius * Math.min(width, height);
+        return image
+          .ensureAlpha()
+          .composite([{ input: svg(width, height, `<rect width="${width}" height="${height}" rx="${radius}" ry="${radius}" fill="#fff"/>`), blend: "dest-in" }]);
+      }),
+    },
+    extend: {
+      run: pure((image, step) =>
+        image.extend({ top: step.top, right: step.right, bottom: step.bottom, left: step.left, background: step.colour }),
+      ),
+    },
+    dropShadow: {
+      run: (input, step) =>
+        Effect.gen(function* () {
+          const { margin, offset } = step;
+          const width = input.width + 2 * margin;
+          const height = input.height + 2 * margin;
+          const subject = yield* toBuffer(open(input).ensureAlpha());
+          // The shadow is the subject's own silhouette, shifted, blurred and darkened.
+          const silhouette = yield* toBuffer(
+            sharp(subject.data, { raw: { width: input.width, height: input.height, channels: 4 } })
+              .extractChannel("alpha")
+              .extend({ top: margin + offset, left: margin + offset, bottom: margin - offset, right: margin - offset, background: "#000" })
+              .blur(step.blur)
+              .linear(step.opacity, 0),
+          );
+          const shadow = yield* Effect.promise(() =>
+            sharp({ create: { width, height, channels: 3, background: "#000" } })
+              .joinChannel(silhouette.data, { raw: { width, height, channels: 1 } })
+              .raw()
+              .toBuffer(),
+          );
+          return sharp(shadow, { raw: { width, height, channels: 4 } }).composite([
+            { input: subject.data, raw: { width: input.width, height: input.height, channels: 4 }, left: margin, top: margin },
+          ]);
+        }),
+    },
+    flatten: { run: pure((image, step) => image.flatten({ background: step.colour })) },
+    cutout: {
+      run: (input, _step, context) => Effect.flatMap(context.personMask(input), (mask) => withMask(input, mask)),
+    },
+    blurBackground: {
+      run: (input, step, context) =>
+        Effect.gen(function* () {
+          const mask = yield* context.personMask(input);
+          const person = yield* toBuffer(yield* withMask(input, mask));
+          return open(input).blur(step.sigma).composite([
+            { input: person.data, raw: { width: input.width, height: input.height, channels: 4 } },
+          ]);
+        }),
+    },
+  };
+};

@@ -1,0 +1,135 @@
+import { Effect, Exit, Fiber, Layer } from "effect";
+import { describe, expect, it } from "vitest";
+import { makeEngineCapacity } from "../../src/adapters/engine-capacity.ts";
+import { boundedImageEngineLayer } from "../../src/adapters/image/bounded-image-engine.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { ImageEngine } from "../../src/ports/image-engine.ts";
+
+/** A job that takes `ms` of wall time and records how many ran at once. */
+const probe = () => {
+  let running = 0;
+  let peak = 0;
+  const started: Array<string> = [];
+  const job = (name: string, ms: number) =>
+    Effect.gen(function* () {
+      started.push(name);
+      running += 1;
+      peak = Math.max(peak, running);
+      yield* Effect.sleep(ms);
+      running -= 1;
+      return name;
+    }).pipe(Effect.onInterrupt(() => Effect.sync(() => (running -= 1))));
+  return { job, peak: () => peak, started };
+};
+
+const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined);
+
+describe("EngineCapacity", () => {
+  it("runs at most `concurrency` jobs at once and queues the rest in order", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 2, maxQueue: 10 });
+    const { job, peak, started } = probe();
+    const names = ["a", "b", "c", "d", "e"];
+    const results = await Effect.runPromise(Effect.all(names.map((n) => capacity.run(job(n, 30))), { concurrency: "unbounded" }));
+    expect(results).toEqual(names);
+    expect(peak()).toBe(2);
+    expect(started).toEqual(names);
+    expect(capacity.load()).toEqual({ running: 0, queued: 0 });
+  });
+
+  it("refuses with EngineBusy once the line is full, and admits again when it has moved", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: 2 });
+    const { job } = probe();
+    const program = Effect.gen(function* () {
+      const admitted = yield* Effect.forEach(["a", "b", "c"], (n) => Effect.forkChild(capacity.run(job(n, 100))));
+      yield* Effect.sleep(10);
+      expect(capacity.load()).toEqual({ running: 1, queued: 2 });
+      const refused = yield* Effect.exit(capacity.run(job("d", 1)));
+      yield* Effect.forEach(admitted, Fiber.join);
+      const later = yield* capacity.run(job("e", 1));
+      return { refused, later };
+    });
+    const { refused, later } = await Effect.runPromise(program);
+    expect(failureOf(refused)).toMatchObject({ _tag: "EngineBusy" });
+    expect((failureOf(refused) as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(later).toBe("e");
+  });
+
+  it("states a Retry-After from how long the waiting line takes to clear", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: 3 });
+    const { job } = probe();
+    const program = Effect.gen(function* () {
+      yield* capacity.run(job("warm-up", 600)); // teaches it that jobs take ~0.6 s
+      const queued = yield* Effect.forEach(["a", "b", "c", "d"], (n) => Effect.forkChild(capacity.run(job(n, 600))));
+      yield* Effect.sleep(10);
+      const refused = yield* Effect.exit(capacity.run(job("e", 1)));
+      yield* Effect.forEach(queued, Fiber.interrupt);
+      return refused;
+    });
+    const refused = failureOf(await Effect.runPromise(program)) as { retryAfterSeconds: number };
+    // 4 admitted jobs × 0.6 s on one slot: the line clears in about 2.4 s.
+    expect(refused.retryAfterSeconds).toBe(3);
+  });
+
+  it("fails a job past its deadline with EngineTimeout", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: 1, deadlineMs: 50 });
+    const { job } = probe();
+    const started = performance.now();
+    const exit = await Effect.runPromiseExit(capacity.run(job("slow", 500)));
+    expect(failureOf(exit)).toMatchObject({ _tag: "EngineTimeout", deadlineMs: 50 });
+    expect(performance.now() - started).toBeLessThan(300);
+  });
+
+  it("keeps the slot of a timed-out job until the job really ends, and drops a job that timed out waiting", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: 5, deadlineMs: 80 });
+    const { job, started } = probe();
+    const program = Effect.gen(function* () {
+      const slow = yield* Effect.forkChild(Effect.exit(capacity.run(job("slow", 300))));
+      yield* Effect.sleep(5);
+      const waiting = yield* Effect.exit(capacity.run(job("never-starts", 1)));
+      const slowExit = yield* Fiber.join(slow);
+      // The caller of "slow" gave up at 80 ms, but the work goes on and holds the only slot.
+      expect(capacity.load()).toEqual({ running: 1, queued: 0 });
+      yield* Effect.sleep(300);
+      const after = yield* capacity.run(job("after", 1));
+      return { waiting, slowExit, after };
+    });
+    const { waiting, slowExit, after } = await Effect.runPromise(program);
+    expect(failureOf(slowExit)).toMatchObject({ _tag: "EngineTimeout" });
+    expect(failureOf(waiting)).toMatchObject({ _tag: "EngineTimeout" });
+    expect(after).toBe("after");
+    expect(started).toEqual(["slow", "after"]);
+  });
+
+  it("passes a job's own failure through and frees its slot", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: 0 });
+    const exit = await Effect.runPromiseExit(capacity.run(Effect.fail("boom" as const)));
+    expect(failureOf(exit)).toBe("boom");
+    expect(await Effect.runPromise(capacity.run(Effect.succeed(1)))).toBe(1);
+  });
+});
+
+describe("boundedImageEngineLayer", () => {
+  it("decorates the engine below it", async () => {
+    let calls = 0;
+    const slowEngine = Layer.succeed(ImageEngine)({
+      render: () =>
+        Effect.sleep(100).pipe(
+          Effect.tap(() => Effect.sync(() => (calls += 1))),
+          Effect.as({ bytes: new Uint8Array(1), format: "jpeg" as const, contentType: "image/jpeg", width: 1, height: 1 }),
+        ),
+    });
+    const image = { bytes: new Uint8Array(1), format: "jpeg" as const, width: 1, height: 1 };
+    const template = TEMPLATES[0];
+    if (!template) throw new Error("empty catalog");
+    const program = Effect.gen(function* () {
+      const engine = yield* ImageEngine;
+      return yield* Effect.all([1, 2, 3].map(() => Effect.exit(engine.render(image, template))), { concurrency: "unbounded" });
+    });
+    const exits = await Effect.runPromise(
+      program.pipe(Effect.provide(boundedImageEngineLayer({ concurrency: 1, maxQueue: 1 }).pipe(Layer.provide(slowEngine)))),
+    );
+    expect(exits.filter(Exit.isSuccess)).toHaveLength(2);
+    expect(exits.map(failureOf).filter(Boolean)).toMatchObject([{ _tag: "EngineBusy" }]);
+    expect(calls).toBe(2);
+  });
+});

@@ -1,0 +1,131 @@
+import { Effect, Exit, Layer } from "effect";
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { makeSharpImageEngine, sharpImageEngineLayer } from "../../src/adapters/image/sharp-image-engine.ts";
+import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
+import { findTemplate, type Template } from "../../src/domain/template-catalog.ts";
+import type { RenderedImage } from "../../src/ports/image.ts";
+import { ImageEngine } from "../../src/ports/image-engine.ts";
+import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
+import {
+  alphaPng,
+  animatedGif,
+  cmykJpeg,
+  exifRotatedJpeg,
+  palettePng,
+  photoJpeg,
+  photoPng,
+  photoTiff,
+  sceneSvg,
+  sixteenBitPng,
+} from "../support/image-fixtures.ts";
+import { decodeRgba, meanRgba, pixelAt } from "../support/pixels.ts";
+
+const template = (type: string, name: string): Template => {
+  const lookup = findTemplate(type, name);
+  if (!lookup.found) throw new Error(`no template ${type}/${name}`);
+  return lookup.template;
+};
+
+const inspector = makeSharpImageInspector();
+const segmenter = ellipsePersonSegmenter();
+const engine = makeSharpImageEngine(segmenter.service);
+
+const render = async (bytes: Uint8Array, t: Template): Promise<RenderedImage> =>
+  Effect.runPromise(Effect.flatMap(inspector.inspect(bytes), (image) => engine.render(image, t)));
+
+const square = template("social", "instagram-square");
+const story = template("social", "instagram-story");
+
+describe("SharpImageEngine renders social templates", () => {
+  it("crops a landscape photo to the template's size and format", async () => {
+    const out = await render(await photoJpeg(1200, 800), square);
+    expect(out).toMatchObject({ format: "jpeg", contentType: "image/jpeg", width: 1080, height: 1080 });
+    const decoded = await decodeRgba(out.bytes);
+    expect([decoded.width, decoded.height]).toEqual([1080, 1080]);
+  });
+
+  it("reports the size of what it encoded", async () => {
+    const out = await render(await photoJpeg(1200, 800), story);
+    const decoded = await decodeRgba(out.bytes);
+    expect([out.width, out.height]).toEqual([decoded.width, decoded.height]);
+    expect([out.width, out.height]).toEqual([1080, 1920]);
+  });
+
+  it.each([
+    ["CMYK JPEG", cmykJpeg],
+    ["16-bit PNG", sixteenBitPng],
+    ["palette PNG", palettePng],
+    ["TIFF", photoTiff],
+  ] as const)("%s comes out with the colours of the same scene from an sRGB PNG", async (_name, make) => {
+    const reference = meanRgba(await decodeRgba((await render(await photoPng(), square)).bytes));
+    const out = await render(await make(), square);
+    expect(out.format).toBe("jpeg");
+    const mean = meanRgba(await decodeRgba(out.bytes));
+    // CMYK round-trips through a generic profile and drifts a little; a misread (inverted, unconverted) one is off by 100+.
+    for (const c of [0, 1, 2]) expect(Math.abs((mean[c] ?? 0) - (reference[c] ?? 0))).toBeLessThan(16);
+  });
+
+  it("turns transparency into white in a JPEG, not black", async () => {
+    const out = await render(await alphaPng(600, 400), story);
+    const decoded = await decodeRgba(out.bytes);
+    // The fixture's top quarter is transparent; a 9:16 crop of a landscape keeps every row.
+    const [r, g, b] = meanRgba(decoded, { x0: 0, y0: 0, x1: 1, y1: 0.2 });
+    expect(Math.min(r, g, b)).toBeGreaterThan(240);
+  });
+
+  it("uses the first frame of an animated GIF", async () => {
+    const out = await render(await animatedGif(), square);
+    const [r, g, b] = meanRgba(await decodeRgba(out.bytes));
+    expect(r).toBeGreaterThan(180);
+    expect(Math.max(g, b)).toBeLessThan(60);
+  });
+
+  it("honours EXIF orientation", async () => {
+    // Stored 800×500 with a red left column, orientation 6: displayed 500×800 with a red top row.
+    const out = await render(await exifRotatedJpeg(800, 500), template("social", "youtube-thumbnail"));
+    const decoded = await decodeRgba(out.bytes);
+    expect([decoded.width, decoded.height]).toEqual([1280, 720]);
+    const top = pixelAt(decoded, decoded.width / 2, 2);
+    const bottom = pixelAt(decoded, decoded.width / 2, decoded.height - 3);
+    expect(top[0]).toBeGreaterThan(180);
+    expect(bottom[2]).toBeGreaterThan(150);
+  });
+
+  it("never asks the segmenter for a mask", async () => {
+    const before = segmenter.calls();
+    await render(await photoJpeg(), square);
+    expect(segmenter.calls()).toBe(before);
+  });
+
+  it("works when wired as a layer", async () => {
+    const image = await Effect.runPromise(inspector.inspect(await photoJpeg()));
+    const program = Effect.gen(function* () {
+      return yield* (yield* ImageEngine).render(image, square);
+    });
+    const out = await Effect.runPromise(program.pipe(Effect.provide(sharpImageEngineLayer().pipe(Layer.provide(segmenter.layer)))));
+    expect(out.width).toBe(1080);
+  });
+});
+
+describe("SharpImageEngine refuses pixel data the inspector could not see", () => {
+  const failure = async (bytes: Uint8Array) => {
+    const image = await Effect.runPromise(inspector.inspect(bytes));
+    const exit = await Effect.runPromiseExit(engine.render(image, square));
+    if (Exit.isSuccess(exit)) throw new Error("rendered a corrupt image");
+    return exit.cause.reasons.find((r) => r._tag === "Fail")?.error;
+  };
+
+  it("a PNG whose pixel data is damaged", async () => {
+    const png = Buffer.from(await photoPng());
+    for (let i = 2_000; i < 2_400; i++) png[i] = (png[i] ?? 0) ^ 0x5a;
+    expect(await failure(png)).toMatchObject({ _tag: "InvalidImage", message: expect.stringMatching(/PNG image data is corrupt/) });
+  });
+
+  it("a TIFF whose compressed strips are damaged", async () => {
+    // libvips writes the directory at the end, so the header still reads.
+    const tiff = Buffer.from(await sharp(Buffer.from(sceneSvg(600, 400))).tiff({ compression: "deflate" }).toBuffer());
+    for (let i = 3_000; i < 3_400; i++) tiff[i] = (tiff[i] ?? 0) ^ 0x5a;
+    expect(await failure(tiff)).toMatchObject({ _tag: "InvalidImage", message: expect.stringMatching(/TIFF image data is corrupt/) });
+  });
+});
