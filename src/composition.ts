@@ -18,6 +18,7 @@ export const settingsLayer = (config: Config) =>
     maxImageBytes: config.maxImageBytes,
     maxKeysPerAccount: config.maxKeysPerAccount,
     resultTtlMs: config.resultTtlSeconds * 1000,
+    rateOverride: config.rateOverride,
   });
 
 export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path: path.join(config.dataDir, "events.sqlite") });

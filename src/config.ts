@@ -25,6 +25,8 @@ const Env = Schema.Struct({
   MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
+  RATE_LIMIT_BURST: Schema.optionalKey(PositiveInt),
+  RATE_LIMIT_PER_MINUTE: Schema.optionalKey(PositiveInt),
   ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
   ENGINE_QUEUE_LENGTH: Schema.optionalKey(PositiveInt),
   ENGINE_DEADLINE_MS: Schema.optionalKey(PositiveInt),
@@ -50,6 +52,8 @@ export interface Config {
   readonly maxImagePixels: number;
   readonly maxKeysPerAccount: number;
   readonly resultTtlSeconds: number;
+  /** Overrides the plans' per-key rate when both are set (load tests); unset: the spec's 15 burst, 10/min. */
+  readonly rateOverride: { readonly burst: number; readonly perMinute: number } | undefined;
   readonly engineConcurrency: number;
   readonly engineQueueLength: number;
   readonly engineDeadlineMs: number;
@@ -68,6 +72,9 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
   }
   const e = decoded.success;
   if ((e.TLS_CERT === undefined) !== (e.TLS_KEY === undefined)) throw new ConfigError("Set both TLS_CERT and TLS_KEY, or neither.");
+  if ((e.RATE_LIMIT_BURST === undefined) !== (e.RATE_LIMIT_PER_MINUTE === undefined)) {
+    throw new ConfigError("Set both RATE_LIMIT_BURST and RATE_LIMIT_PER_MINUTE, or neither.");
+  }
   const host = e.HOST ?? "127.0.0.1";
   const maxImageBytes = e.MAX_IMAGE_BYTES ?? 10 * MiB;
   return {
@@ -87,6 +94,10 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
+    rateOverride:
+      e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined
+        ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE }
+        : undefined,
     engineConcurrency: e.ENGINE_CONCURRENCY ?? Math.max(1, cores),
     engineQueueLength: e.ENGINE_QUEUE_LENGTH ?? Math.max(1, cores) * 8,
     engineDeadlineMs: e.ENGINE_DEADLINE_MS ?? 30_000,

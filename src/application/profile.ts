@@ -5,6 +5,7 @@ import { quotaLedgerDecider, quotaStream } from "../domain/quota-ledger.ts";
 import { Clock } from "../ports/clock.ts";
 import type { Principal } from "./authenticate.ts";
 import { loadState } from "./command-handler.ts";
+import { ratePolicyOf, ServiceSettings } from "./settings.ts";
 
 /** The calling account, its plan, this month's quota and the key in use (decisions.md). */
 export const getProfile = (principal: Principal) =>
@@ -13,6 +14,7 @@ export const getProfile = (principal: Principal) =>
     const { account, key } = principal;
     const plan = PLANS[account.plan];
     const period = billingPeriodOf(clock.now());
+    const rate = ratePolicyOf(yield* ServiceSettings, account.plan);
     const { state } = yield* loadState(quotaLedgerDecider, quotaStream(account.accountId, period.id));
     const limit = plan.monthlyTransformations;
     return {
@@ -28,7 +30,7 @@ export const getProfile = (principal: Principal) =>
         period: period.id,
         resetsAt: period.resetsAt.toISOString(),
       },
-      rateLimit: { perMinute: plan.rate.perMinute, burst: plan.rate.burst },
+      rateLimit: { perMinute: rate.perMinute, burst: rate.burst },
       key: { id: key.keyId, name: key.name, prefix: key.prefix, createdAt: key.createdAt },
     };
   });

@@ -1,7 +1,8 @@
 import { Effect } from "effect";
-import { PLANS, type PlanId, type RatePolicy } from "../domain/plan.ts";
+import type { PlanId, RatePolicy } from "../domain/plan.ts";
 import type { BucketDecision } from "../domain/token-bucket.ts";
 import { RateLimiter } from "../ports/rate-limiter.ts";
+import { ratePolicyOf, ServiceSettings } from "./settings.ts";
 
 /** Failed authentication is throttled per client address so guessing keys stays slow and cheap. */
 export const FAILED_AUTH_POLICY: RatePolicy = { burst: 20, perMinute: 20 };
@@ -15,7 +16,7 @@ export interface RateCheck {
 export const takeKeyToken = (keyId: string, plan: PlanId) =>
   Effect.gen(function* () {
     const limiter = yield* RateLimiter;
-    const policy = PLANS[plan].rate;
+    const policy = ratePolicyOf(yield* ServiceSettings, plan);
     const decision = yield* limiter.take(`key:${keyId}`, policy);
     return { policy, decision } satisfies RateCheck;
   });

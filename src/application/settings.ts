@@ -1,4 +1,5 @@
 import { Context } from "effect";
+import { PLANS, type PlanId, type RatePolicy } from "../domain/plan.ts";
 
 /** Operator-tunable limits the use cases enforce. */
 export interface ServiceSettingsShape {
@@ -8,6 +9,8 @@ export interface ServiceSettingsShape {
   readonly reservationTtlMs: number;
   readonly maxKeysPerAccount: number;
   readonly resultTtlMs: number;
+  /** Replaces every plan's per-key rate (operators' load tests); undefined keeps the plans' rates. */
+  readonly rateOverride: RatePolicy | undefined;
 }
 
 export const defaultServiceSettings: ServiceSettingsShape = {
@@ -15,6 +18,9 @@ export const defaultServiceSettings: ServiceSettingsShape = {
   reservationTtlMs: 5 * 60_000,
   maxKeysPerAccount: 20,
   resultTtlMs: 24 * 60 * 60_000,
+  rateOverride: undefined,
 };
+
+export const ratePolicyOf = (settings: ServiceSettingsShape, plan: PlanId): RatePolicy => settings.rateOverride ?? PLANS[plan].rate;
 
 export class ServiceSettings extends Context.Service<ServiceSettings, ServiceSettingsShape>()("ServiceSettings") {}

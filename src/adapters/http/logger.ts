@@ -1,3 +1,4 @@
+import { Logger as EffectLogger } from "effect";
 import pino, { type Logger } from "pino";
 import type { LogLevel } from "../../config.ts";
 
@@ -13,3 +14,16 @@ export const makeLogger = (level: LogLevel): Logger =>
   });
 
 export type { Logger };
+
+const PINO_LEVEL = { Fatal: "fatal", Error: "error", Warn: "warn", Info: "info", Debug: "debug", Trace: "trace", All: "trace", None: "silent" } as const;
+
+/** Effect's own log calls (background fibers, layers) go to the same JSON log. */
+export const effectLoggerLayer = (logger: Logger) =>
+  EffectLogger.layer([
+    EffectLogger.make(({ message, logLevel, cause }) => {
+      const level = PINO_LEVEL[logLevel];
+      if (level === "silent") return;
+      const parts = Array.isArray(message) ? message : [message];
+      logger[level]({ detail: parts.slice(1).map(String), ...(cause.reasons.length > 0 ? { cause: String(cause) } : {}) }, String(parts[0]));
+    }),
+  ]);

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { admitRequest } from "../../../application/authenticate.ts";
 import { RateLimited } from "../../../application/errors.ts";
 import type { KeyDirectory } from "../../../application/key-directory.ts";
+import type { ServiceSettings } from "../../../application/settings.ts";
 import type { RateLimiter } from "../../../ports/rate-limiter.ts";
 import type { SecretHasher } from "../../../ports/secret-hasher.ts";
 import { errorResponseOf, errorResponseOfCause } from "../error-response.ts";
@@ -11,7 +12,7 @@ import { sendError } from "../respond.ts";
 
 /** Admits a keyed request or answers 401/429; every admitted response carries the IETF RateLimit fields. */
 export const authenticateKey =
-  (run: RunEffect<KeyDirectory | SecretHasher | RateLimiter>, logger: Logger): Middleware =>
+  (run: RunEffect<KeyDirectory | SecretHasher | RateLimiter | ServiceSettings>, logger: Logger): Middleware =>
   async (ctx, next) => {
     const exit = await run(admitRequest(ctx.get("Authorization") || undefined, ctx.ip));
     if (exit._tag === "Failure") {

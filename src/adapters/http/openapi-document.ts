@@ -1,0 +1,166 @@
+import { Schema } from "effect";
+import { PLAN_IDS } from "../../domain/plan.ts";
+import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
+import { GenerateBody } from "./api-schemas.ts";
+import { API_VERSION } from "./middleware/security-headers.ts";
+
+/**
+ * The OpenAPI 3.1 reference served at GET /api/openapi.json. Request bodies come from the same
+ * Schemas that validate them, so the document cannot drift from what the server accepts.
+ */
+const bodySchema = (schema: Schema.Top) => Schema.toJsonSchemaDocument(schema).schema;
+
+const errorCodes = {
+  400: "INVALID_REQUEST: malformed JSON, a missing or mistyped field, an unknown value (the message lists the allowed ones)",
+  401: "UNAUTHORIZED: API key missing, invalid or deleted",
+  403: "INSUFFICIENT_PERMISSIONS: the plan does not include the feature or template",
+  413: "PAYLOAD_TOO_LARGE: body over the limit, or a decoded image over the byte limit",
+  415: "UNSUPPORTED_MEDIA_TYPE: the body is not application/json",
+  422: "INVALID_IMAGE: not base64, not an image, corrupt, unsupported or vector format, over the pixel limit",
+  429: "RATE_LIMIT_EXCEEDED (per-key token bucket) or QUOTA_EXCEEDED (monthly transformations); Retry-After is set",
+  500: "INTERNAL_ERROR",
+  503: "SERVICE_UNAVAILABLE: an engine's queue is full or a dependency is down; Retry-After is set",
+  504: "PROCESSING_TIMEOUT",
+} as const;
+
+const errorResponses = (statuses: ReadonlyArray<keyof typeof errorCodes>) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: errorCodes[status], content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    ]),
+  );
+
+const success = (description: string, data: object) => ({
+  200: {
+    description,
+    content: {
+      "application/json": {
+        schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data } },
+      },
+    },
+  },
+});
+
+export const openApiDocument = (publicBaseUrl: string) => ({
+  openapi: "3.1.0",
+  info: {
+    title: "Image Transformation API",
+    version: API_VERSION,
+    description:
+      "Template transformations, OCR and virtual try-on over HTTPS. Every call needs `Authorization: Bearer <API key>`. " +
+      "Rate: a token bucket per key, 15 burst, refilled at 10 per minute. Monthly transformations: free 50, pro 500, enterprise unlimited; " +
+      "a transformation is one successful /generate, /ocr or /virtual-tryon. Responses carry X-Request-Id, API-Version and the IETF RateLimit fields.",
+  },
+  servers: [{ url: `${publicBaseUrl}/api` }],
+  security: [{ bearer: [] }],
+  components: {
+    securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "its_<keyId>_<secret>" } },
+    schemas: {
+      Error: {
+        type: "object",
+        required: ["success", "error"],
+        properties: {
+          success: { const: false },
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: {
+              code: { type: "string" },
+              message: { type: "string" },
+              details: {
+                type: "array",
+                items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  paths: {
+    "/generate": {
+      post: {
+        summary: "Apply a catalog template to an image",
+        description: `Template types: ${templateTypes(TEMPLATES).join(", ")}. GET /templates lists every template.`,
+        requestBody: { required: true, content: { "application/json": { schema: bodySchema(GenerateBody) } } },
+        responses: {
+          ...success("The transformed image, stored; resultUrl works without a key until expiresAt", {
+            type: "object",
+            properties: {
+              requestId: { type: "string" },
+              resultUrl: { type: "string", format: "uri" },
+              expiresAt: { type: "string", format: "date-time" },
+              template: { type: "string" },
+              templateType: { type: "string" },
+              format: { type: "string" },
+              width: { type: "integer" },
+              height: { type: "integer" },
+              bytes: { type: "integer" },
+              processingTime: { type: "number", description: "milliseconds" },
+            },
+          }),
+          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+        },
+      },
+    },
+    "/templates": {
+      get: {
+        summary: "The template catalog",
+        responses: {
+          ...success("Every template with its type, description, output and the plans that include it", {
+            type: "object",
+            properties: { templates: { type: "array", items: { type: "object" } } },
+          }),
+          ...errorResponses([401, 429]),
+        },
+      },
+    },
+    "/user/profile": {
+      get: {
+        summary: "The account that owns the key",
+        responses: {
+          ...success("Account, plan, features, this month's quota, rate limit and the calling key", {
+            type: "object",
+            properties: {
+              id: { type: "string" },
+              email: { type: "string" },
+              name: { type: "string" },
+              plan: { enum: PLAN_IDS },
+              features: { type: "array", items: { type: "string" } },
+              quota: {
+                type: "object",
+                properties: {
+                  limit: { type: ["integer", "null"] },
+                  used: { type: "integer" },
+                  remaining: { type: ["integer", "null"] },
+                  period: { type: "string", description: "YYYY-MM, UTC" },
+                  resetsAt: { type: "string", format: "date-time" },
+                },
+              },
+              rateLimit: { type: "object", properties: { perMinute: { type: "integer" }, burst: { type: "integer" } } },
+              key: { type: "object", properties: { id: { type: "string" }, name: { type: "string" }, prefix: { type: "string" }, createdAt: { type: "string" } } },
+            },
+          }),
+          ...errorResponses([401, 429]),
+        },
+      },
+    },
+    "/results/{resultId}": {
+      get: {
+        summary: "A stored result, through its signed URL (no key needed)",
+        security: [],
+        parameters: [
+          { name: "resultId", in: "path", required: true, schema: { type: "string" } },
+          { name: "expires", in: "query", required: true, schema: { type: "string" } },
+          { name: "signature", in: "query", required: true, schema: { type: "string" } },
+        ],
+        responses: {
+          200: { description: "The image bytes" },
+          403: { description: "INVALID_SIGNATURE: the URL was altered" },
+          404: { description: "NOT_FOUND: unknown or expired" },
+        },
+      },
+    },
+  },
+});

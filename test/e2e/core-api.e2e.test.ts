@@ -1,0 +1,218 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pngBase64 } from "../support/images.ts";
+import { plainRequest } from "../support/https-client.ts";
+import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+
+/** Issue 2 through real HTTPS requests against the real service process and the real CLI. */
+let service: ServiceProcess;
+let image: string;
+
+beforeAll(async () => {
+  service = await startService({ env: { ENGINE_QUEUE_LENGTH: "100" } });
+  image = await pngBase64();
+});
+afterAll(async () => service?.stop());
+
+const profile = (key: string) => service.client.request("GET", "/api/user/profile", { key });
+const generate = (key: string, body: unknown = { image, template: "instagram-square", templateType: "social" }) =>
+  service.client.request("POST", "/api/generate", { key, body });
+
+describe("keys made with the CLI", () => {
+  it("work at once, show the profile, and are refused within 1 s of deletion", async () => {
+    const { accountId, keys } = await provisionAccount(service.env, "pro");
+    const [key] = keys;
+    const ok = await profile(key!.key);
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({
+      success: true,
+      data: {
+        id: accountId,
+        plan: "pro",
+        features: ["generate", "ocr", "virtual-tryon"],
+        quota: { limit: 500, used: 0, remaining: 500 },
+        rateLimit: { perMinute: 10, burst: 15 },
+        key: { id: key!.id, name: "key-0", prefix: `its_${key!.id}` },
+      },
+    });
+    expect(ok.json.data.quota.period).toMatch(/^\d{4}-\d{2}$/);
+    expect(ok.headers["x-request-id"]).toBeTruthy();
+    expect(ok.headers["strict-transport-security"]).toContain("max-age=");
+    expect(ok.headers["api-version"]).toBeTruthy();
+
+    const deleted = await itsctl(service.env, ["key", "delete", "--account", accountId, "--key", key!.id]);
+    expect(deleted.code).toBe(0);
+    const deletedAt = Date.now();
+    let status = 200;
+    while (status !== 401 && Date.now() - deletedAt < 1000) status = (await profile(key!.key)).status;
+    expect(status).toBe(401);
+    expect(Date.now() - deletedAt).toBeLessThan(1000);
+    const refused = await profile(key!.key);
+    expect(refused.json).toEqual({ success: false, error: { code: "UNAUTHORIZED", message: expect.any(String) } });
+  });
+
+  it("refuses missing, malformed and unknown keys with 401", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const forged = keys[0]!.key.slice(0, -4) + "AAAA";
+    for (const headers of [{}, { Authorization: "Basic abc" }, { Authorization: `Bearer ${forged}` }, { Authorization: "Bearer its_nope" }]) {
+      const reply = await service.client.request("GET", "/api/user/profile", { headers });
+      expect(reply.status).toBe(401);
+      expect(reply.json.error.code).toBe("UNAUTHORIZED");
+    }
+  });
+
+  it("reports bad CLI input clearly with a non-zero exit", async () => {
+    const badPlan = await itsctl(service.env, ["account", "open", "--email", "x@example.com", "--plan", "gold"]);
+    expect(badPlan.code).not.toBe(0);
+    expect(badPlan.stderr).toContain("gold");
+    const noAccount = await itsctl(service.env, ["key", "create", "--account", "acc_missing"]);
+    expect(noAccount.code).not.toBe(0);
+    expect(noAccount.stderr).toMatch(/no such account/);
+    const badEmail = await itsctl(service.env, ["account", "open", "--email", "nope", "--plan", "free"]);
+    expect(badEmail.code).not.toBe(0);
+    expect(badEmail.stderr).toMatch(/not an email/);
+  });
+});
+
+describe("rate limit", () => {
+  it("lets 15 back-to-back requests through, refuses the 16th with Retry-After, and refills at 10 per minute", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const key = keys[0]!.key;
+    const replies = [];
+    for (let i = 0; i < 16; i++) replies.push(await profile(key));
+    expect(replies.slice(0, 15).map((r) => r.status)).toEqual(Array(15).fill(200));
+    const refused = replies[15]!;
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(6);
+    expect(replies[0]!.headers["ratelimit-policy"]).toBe('"per-key";q=15;w=90');
+    expect(replies[14]!.headers["ratelimit"]).toMatch(/^"per-key";r=0;t=\d+$/);
+
+    // 10 per minute is one token every 6 s.
+    await new Promise((resolve) => setTimeout(resolve, Number(refused.headers["retry-after"]) * 1000 + 100));
+    expect((await profile(key)).status).toBe(200);
+    expect((await profile(key)).status).toBe(429);
+  });
+});
+
+describe("quota", () => {
+  it("gives exactly 50 of 60 concurrent /generate requests on 5 keys of a free account", async () => {
+    const { keys } = await provisionAccount(service.env, "free", 5);
+    const replies = await Promise.all(Array.from({ length: 60 }, (_, i) => generate(keys[i % 5]!.key)));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    const refused = replies.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(10);
+    for (const r of refused) {
+      expect(r.json.error.code).toBe("QUOTA_EXCEEDED");
+      expect(Number(r.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    const after = await profile(keys[0]!.key);
+    expect(after.json.data.quota).toMatchObject({ limit: 50, used: 50, remaining: 0 });
+  });
+
+  it("counts nothing for a request whose processing fails", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const key = keys[0]!.key;
+    const failed = await generate(key, { image: Buffer.from("this is not an image at all").toString("base64"), template: "instagram-square", templateType: "social" });
+    expect(failed.status).toBe(422);
+    expect(failed.json.error.code).toBe("INVALID_IMAGE");
+    const ok = await generate(key);
+    expect(ok.status).toBe(200);
+    expect((await profile(key)).json.data.quota.used).toBe(1);
+  });
+});
+
+describe("/generate end to end", () => {
+  it("returns a signed resultUrl that serves the image without a key, and refuses a tampered one", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const reply = await generate(keys[0]!.key);
+    expect(reply.status).toBe(200);
+    expect(reply.json.data).toMatchObject({ template: "instagram-square", templateType: "social", format: "jpeg", width: 1080, height: 1080 });
+    expect(reply.json.data.processingTime).toBeGreaterThanOrEqual(0);
+    const url = reply.json.data.resultUrl as string;
+    expect(url.startsWith(`https://127.0.0.1:${service.httpsPort}/api/results/`)).toBe(true);
+    const result = await service.client.get(url);
+    expect(result.status).toBe(200);
+    expect(result.headers["content-type"]).toBe("image/jpeg");
+    expect(result.body.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    expect(result.body.length).toBe(reply.json.data.bytes);
+    const tampered = await service.client.get(url.replace(/signature=./, "signature=A"));
+    expect(tampered.status).toBe(403);
+    expect(tampered.json.success).toBe(false);
+  });
+});
+
+describe("bad input gets the right 4xx with the error body, and uses no quota", () => {
+  it("answers each malformed request precisely", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const key = keys[0]!.key;
+    const cases: Array<[string, () => ReturnType<typeof generate>, number, string]> = [
+      ["malformed JSON", () => service.client.request("POST", "/api/generate", { key, body: '{"image": "abc",' }), 400, "INVALID_REQUEST"],
+      ["wrong types", () => generate(key, { image: 42, template: ["x"], templateType: "social" }), 400, "INVALID_REQUEST"],
+      ["missing fields", () => generate(key, { template: "instagram-square" }), 400, "INVALID_REQUEST"],
+      ["a JSON array", () => generate(key, [1, 2]), 400, "INVALID_REQUEST"],
+      ["unknown template", () => generate(key, { image, template: "nope", templateType: "social" }), 400, "INVALID_REQUEST"],
+      ["unknown template type", () => generate(key, { image, template: "x", templateType: "nope" }), 400, "INVALID_REQUEST"],
+      ["wrong content type", () => service.client.request("POST", "/api/generate", { key, body: "image=abc", headers: { "Content-Type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE"],
+      ["oversized body", () => generate(key, { image: "A".repeat(30 * 1024 * 1024), template: "instagram-square", templateType: "social" }), 413, "PAYLOAD_TOO_LARGE"],
+      ["image over the byte limit", () => generate(key, { image: "A".repeat(14 * 1024 * 1024), template: "instagram-square", templateType: "social" }), 413, "PAYLOAD_TOO_LARGE"],
+      ["not base64", () => generate(key, { image: "%%%not base64%%%", template: "instagram-square", templateType: "social" }), 422, "INVALID_IMAGE"],
+      ["not an image", () => generate(key, { image: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64"), template: "instagram-square", templateType: "social" }), 422, "INVALID_IMAGE"],
+    ];
+    for (const [name, send, status, code] of cases) {
+      const reply = await send();
+      expect({ name, status: reply.status, code: reply.json?.error?.code }).toEqual({ name, status, code });
+      expect(reply.json.success).toBe(false);
+      expect(typeof reply.json.error.message).toBe("string");
+    }
+    const wrongTypes = await generate(key, { image: 42, template: "instagram-square", templateType: "social" });
+    expect(wrongTypes.json.error.details).toEqual([{ path: "image", message: expect.any(String) }]);
+    const unknown = await generate(key, { image, template: "nope", templateType: "social" });
+    expect(unknown.json.error.message).toContain("instagram-square");
+    expect((await profile(key)).json.data.quota.used).toBe(0);
+  });
+
+  it("answers unknown paths and methods with the error body", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const missing = await service.client.request("GET", "/api/nope", { key: keys[0]!.key });
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe("NOT_FOUND");
+    const wrongMethod = await service.client.request("DELETE", "/api/generate", { key: keys[0]!.key });
+    expect(wrongMethod.status).toBe(405);
+  });
+});
+
+describe("HTTPS only", () => {
+  it("refuses plain-HTTP POSTs with 403 HTTPS_REQUIRED and redirects GETs with 308", async () => {
+    const post = await plainRequest(service.httpPort, "POST", "/api/generate", JSON.stringify({ image }));
+    expect(post.status).toBe(403);
+    expect(post.json).toEqual({ success: false, error: { code: "HTTPS_REQUIRED", message: expect.any(String) } });
+    const get = await plainRequest(service.httpPort, "GET", "/api/user/profile?x=1");
+    expect(get.status).toBe(308);
+    expect(get.headers.location).toBe(`https://127.0.0.1:${service.httpsPort}/api/user/profile?x=1`);
+  });
+});
+
+describe("secrets at rest and in logs", () => {
+  it("stores no key secret anywhere and logs none, and keeps accounts and keys across a restart", async () => {
+    const { keys } = await provisionAccount(service.env, "enterprise");
+    const { key } = keys[0]!;
+    expect((await profile(key)).status).toBe(200);
+    const secret = key.split("_").slice(2).join("_");
+    const files = fs.readdirSync(service.dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    for (const file of files) {
+      const content = fs.readFileSync(path.join(file.parentPath, file.name));
+      expect(content.includes(secret), file.name).toBe(false);
+    }
+    expect(service.logs().includes(secret)).toBe(false);
+
+    await service.stop();
+    service = await startService({ dataDir: service.dataDir, env: { ENGINE_QUEUE_LENGTH: "100" } });
+    const again = await profile(key);
+    expect(again.status).toBe(200);
+    expect(again.json.data.plan).toBe("enterprise");
+  });
+});

@@ -1,0 +1,89 @@
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { HttpsClient } from "./https-client.ts";
+
+/**
+ * The real service as a child process (`node src/main.ts`, as `npm start` runs it), on free
+ * ports and its own DATA_DIR, and the real CLI against the same configuration.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const NODE = process.execPath;
+const run = promisify(execFile);
+
+export interface ServiceProcess {
+  readonly dataDir: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly httpsPort: number;
+  readonly httpPort: number;
+  readonly client: HttpsClient;
+  readonly logs: () => string;
+  readonly stop: (signal?: NodeJS.Signals) => Promise<void>;
+}
+
+export const makeDataDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "its-test-"));
+
+export const startService = async (options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> => {
+  const dataDir = options.dataDir ?? makeDataDir();
+  const env = { DATA_DIR: dataDir, PORT: "0", HTTP_PORT: "0", LOG_LEVEL: "info", ...options.env };
+  const child: ChildProcess = spawn(NODE, ["src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const listening = new Promise<{ httpsPort: number; httpPort: number }>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const line of output.split("\n")) {
+        if (!line.includes('"listening"')) continue;
+        const entry = JSON.parse(line) as { httpsPort: number; httpPort: number };
+        resolve({ httpsPort: entry.httpsPort, httpPort: entry.httpPort });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`service exited with ${code} before listening:\n${output}`)));
+    setTimeout(() => reject(new Error(`service did not start within 60 s:\n${output}`)), 60_000).unref();
+  });
+  const ports = await listening;
+  const ca = fs.readFileSync(path.join(dataDir, "tls", "self-signed-cert.pem"));
+  const client = new HttpsClient(`https://127.0.0.1:${ports.httpsPort}`, ca);
+  return {
+    dataDir,
+    env,
+    ...ports,
+    client,
+    logs: () => output,
+    stop: async (signal = "SIGTERM") => {
+      client.close();
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill(signal);
+      await exited;
+    },
+  };
+};
+
+/** Runs `itsctl` (bin/itsctl.mjs) with the service's configuration. */
+export const itsctl = async (env: Readonly<Record<string, string>>, args: ReadonlyArray<string>) => {
+  try {
+    const { stdout, stderr } = await run(NODE, ["bin/itsctl.mjs", ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+};
+
+/** Opens an account and makes `keys` keys for it through the CLI; returns the ids and secrets. */
+export const provisionAccount = async (env: Readonly<Record<string, string>>, plan: "free" | "pro" | "enterprise", keys = 1) => {
+  const opened = await itsctl(env, ["account", "open", "--email", `${plan}-${Date.now()}@example.com`, "--plan", plan, "--json"]);
+  if (opened.code !== 0) throw new Error(opened.stderr);
+  const accountId = (JSON.parse(opened.stdout) as { id: string }).id;
+  const made: Array<{ id: string; key: string }> = [];
+  for (let i = 0; i < keys; i++) {
+    const created = await itsctl(env, ["key", "create", "--account", accountId, "--name", `key-${i}`, "--json"]);
+    if (created.code !== 0) throw new Error(created.stderr);
+    made.push(JSON.parse(created.stdout) as { id: string; key: string });
+  }
+  return { accountId, keys: made };
+};
