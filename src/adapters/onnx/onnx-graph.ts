@@ -65,12 +65,13 @@ const encodeAttribute = (name: string, value: Attribute) => {
 
 type Dim = number | string;
 
-const valueInfo = (name: string, type: ElemType, dims: ReadonlyArray<Dim>) => ({
+/** `dims` undefined leaves the shape to onnxruntime's inference. */
+const valueInfo = (name: string, type: ElemType, dims: ReadonlyArray<Dim> | undefined) => ({
   name,
   type: {
     tensorType: {
       elemType: DATA_TYPE[type],
-      shape: { dim: dims.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })) },
+      ...(dims === undefined ? {} : { shape: { dim: dims.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })) } }),
     },
   },
 });
@@ -95,7 +96,7 @@ export class OnnxGraph {
     return name;
   }
 
-  output(name: string, type: ElemType, dims: ReadonlyArray<Dim>): void {
+  output(name: string, type: ElemType, dims?: ReadonlyArray<Dim>): void {
     this.outputs.push(valueInfo(name, type, dims));
   }
 
