@@ -1,0 +1,25 @@
+import sharp from "sharp";
+
+/** Decoded pixels, interleaved, at the displayed size (EXIF orientation applied). */
+export interface RawImage {
+  readonly data: Uint8Array;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 3 | 4;
+}
+
+/** Decodes the first frame of any sharp-readable image to RGB, or RGBA when `alpha` is asked. */
+export const decodeRaw = async (bytes: Uint8Array, alpha: boolean): Promise<RawImage> => {
+  const pipeline = sharp(bytes, { failOn: "error" }).rotate();
+  const { data, info } = await (alpha ? pipeline.ensureAlpha() : pipeline.removeAlpha()).raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, channels: alpha ? 4 : 3 };
+};
+
+/** Resizes raw pixels (any channel count) to an exact size, stretching. */
+export const resizeRaw = async (data: Uint8Array, width: number, height: number, channels: 1 | 3 | 4, to: { width: number; height: number }): Promise<Uint8Array> => {
+  const out = await sharp(data, { raw: { width, height, channels } })
+    .resize(to.width, to.height, { fit: "fill", kernel: "linear" })
+    .raw()
+    .toBuffer();
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+};
