@@ -44,10 +44,13 @@ const BUILTIN_OPS: Record<number, string> = {
 
 /** A flatbuffer table: fields are addressed by their index in the schema declaration. */
 export class FlatTable {
-  constructor(
-    private readonly view: DataView,
-    private readonly pos: number,
-  ) {}
+  private readonly view: DataView;
+  private readonly pos: number;
+
+  constructor(view: DataView, pos: number) {
+    this.view = view;
+    this.pos = pos;
+  }
 
   private fieldOffset(index: number): number {
     const vtable = this.pos - this.view.getInt32(this.pos, true);
