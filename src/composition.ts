@@ -7,6 +7,13 @@ import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { systemClock } from "./ports/clock.ts";
+import { keyDirectoryLayer } from "./application/key-directory.ts";
+import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
+import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
+import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
+import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
+import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
+import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
 
 /**
  * The composition root: which adapter stands behind each port is decided here, from
@@ -26,3 +33,19 @@ export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path:
 /** What every entry point needs: the event store, time, ids, the key hasher, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets) =>
   Layer.mergeAll(eventStoreLayer(config), systemClock, cryptoIds, hmacSecretHasher(secrets.apiKeyHashKey), settingsLayer(config));
+
+/** The HTTPS service: the core plus the read models, rate limiter, engines and result store. */
+export const serverLayer = (config: Config, secrets: ServerSecrets) => {
+  const images = boundedImageEngineLayer({
+    concurrency: config.engineConcurrency,
+    maxQueue: config.engineQueueLength,
+    deadlineMs: config.engineDeadlineMs,
+  }).pipe(Layer.provide(sharpImageEngineLayer({ maxPixels: config.maxImagePixels })), Layer.provide(SelfiePersonSegmenterLive()));
+  return Layer.mergeAll(
+    keyDirectoryLayer,
+    inMemoryRateLimiter,
+    images,
+    sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
+    filesystemResultStoreLayer({ directory: path.join(config.dataDir, "results") }),
+  ).pipe(Layer.provideMerge(coreLayer(config, secrets)));
+};

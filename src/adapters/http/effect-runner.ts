@@ -5,7 +5,7 @@ import { errorResponseOfCause } from "./error-response.ts";
 import { sendData, sendError } from "./respond.ts";
 
 /** Runs a use case with the application's services; the HTTP adapter knows nothing else of Effect. */
-export type RunEffect<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Promise<Exit.Exit<A, E>>;
+export type RunEffect<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Promise<Exit.Exit<A, unknown>>;
 
 /** Sends the use case's value (mapped to the response `data`) or its failure as the error body. */
 export const respondWith = async <A, E, R>(
