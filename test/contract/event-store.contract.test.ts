@@ -14,6 +14,7 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../src/ports/event-store.ts";
+import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrentdb-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
@@ -67,7 +68,7 @@ const expectConflict = (error: unknown, streamName: string, expected: number | "
   expect(error).toMatchObject({ _tag: "ConcurrencyConflict", streamName, expected, actual });
 };
 
-const eventStoreContract = (target: ContractTarget, suite: typeof describe = describe) =>
+const eventStoreContract = (target: ContractTarget, suite: (name: string, body: () => void) => void = describe) =>
   suite(`EventStore contract: ${target.name}`, () => {
     /** Runs a test body with `count` instances on one fresh storage; stream names are unique per test. */
     const withStores = <A>(
@@ -460,3 +461,14 @@ eventStoreContract({
     })),
   ),
 });
+
+/** KurrentDB has no throwaway storage: tests share the server and keep apart by unique stream names. */
+const kurrentDbUrl = process.env["KURRENTDB_URL"];
+if (kurrentDbUrl === undefined) console.warn("[event-store contract] KurrentDB: SKIPPED — set KURRENTDB_URL=kurrentdb://… to run");
+eventStoreContract(
+  {
+    name: "kurrentdb",
+    storage: Effect.succeed({ open: instanceOf(kurrentDbEventStoreLayer({ connectionString: kurrentDbUrl ?? "" })) }),
+  },
+  kurrentDbUrl === undefined ? describe.skip : describe,
+);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Effect, Layer, Stream } from "effect";
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrentdb-event-store.ts";
 import { makePostgresEventStore, postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { DependencyUnavailable } from "../../src/ports/errors.ts";
@@ -34,6 +35,14 @@ describe("event stores report an unreachable database as DependencyUnavailable",
     } finally {
       await pool.end();
     }
+  });
+
+  it("kurrentdb: at start-up, when nothing listens", async () => {
+    const error = await failureOf(
+      Layer.build(kurrentDbEventStoreLayer({ connectionString: "kurrentdb://127.0.0.1:1?tls=false&maxDiscoverAttempts=1" })).pipe(Effect.scoped),
+    );
+    expect(error).toBeInstanceOf(DependencyUnavailable);
+    expect(error).toMatchObject({ dependency: "event-store (kurrentdb)" });
   });
 
   const dir = mkdtempSync(join(tmpdir(), "its-events-unavailable-"));
