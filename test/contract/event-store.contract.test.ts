@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "pg";
 import { Context, Deferred, Effect, Fiber, Layer, type Scope, Stream } from "effect";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,6 +14,8 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../src/ports/event-store.ts";
+import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrentdb-event-store.ts";
+import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 
@@ -65,7 +68,7 @@ const expectConflict = (error: unknown, streamName: string, expected: number | "
   expect(error).toMatchObject({ _tag: "ConcurrencyConflict", streamName, expected, actual });
 };
 
-const eventStoreContract = (target: ContractTarget, suite: typeof describe = describe) =>
+const eventStoreContract = (target: ContractTarget, suite: (name: string, body: () => void) => void = describe) =>
   suite(`EventStore contract: ${target.name}`, () => {
     /** Runs a test body with `count` instances on one fresh storage; stream names are unique per test. */
     const withStores = <A>(
@@ -354,6 +357,29 @@ const eventStoreContract = (target: ContractTarget, suite: typeof describe = des
         }),
       ));
 
+    it("lets a follower miss nothing while several instances append at once", () =>
+      withStores(3, (stores, stream) =>
+        Effect.gen(function* () {
+          const head = yield* headPosition(stores[0]!);
+          const appendsPerWriter = 20;
+          const total = stores.length * appendsPerWriter * 2;
+          const following = yield* stores[0]!.follow({ after: head }).pipe(Stream.take(total), Stream.runCollect, Effect.forkChild);
+          yield* Effect.forEach(
+            stores,
+            (store, w) =>
+              Effect.forEach(
+                Array.from({ length: appendsPerWriter }, (_, i) => i),
+                (i) => store.appendToStream(stream(`writer${w}`), [event("Pair", { w, i }), event("Pair", { w, i })], { expectedRevision: "any" }),
+              ),
+            { concurrency: "unbounded" },
+          );
+          const seen = yield* Fiber.join(following).pipe(Effect.timeout("20 seconds"));
+          const stored = yield* readAllAfter(stores[1]!, head);
+          expect(stored).toHaveLength(total);
+          expect(seen.map((e) => e.eventId)).toEqual(stored.map((e) => e.eventId));
+        }),
+      ));
+
     it("appends a batch atomically: concurrent batches never interleave", () =>
       withStores(2, (stores, stream) =>
         Effect.gen(function* () {
@@ -411,3 +437,38 @@ eventStoreContract({
     })),
   ),
 });
+
+const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** A throwaway schema per test, dropped afterwards. */
+eventStoreContract({
+  name: "postgres",
+  storage: Effect.acquireRelease(
+    Effect.sync(() => `its_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`),
+    (schema) =>
+      Effect.promise(async () => {
+        const admin = new Client({ connectionString: postgresUrl });
+        await admin.connect();
+        try {
+          await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        } finally {
+          await admin.end();
+        }
+      }),
+  ).pipe(
+    Effect.map((schema) => ({
+      open: instanceOf(postgresEventStoreLayer({ connectionString: postgresUrl, schema, poolSize: 4, pollInterval: "10 millis" })),
+    })),
+  ),
+});
+
+/** KurrentDB has no throwaway storage: tests share the server and keep apart by unique stream names. */
+const kurrentDbUrl = process.env["KURRENTDB_URL"];
+if (kurrentDbUrl === undefined) console.warn("[event-store contract] KurrentDB: SKIPPED — set KURRENTDB_URL=kurrentdb://… to run");
+eventStoreContract(
+  {
+    name: "kurrentdb",
+    storage: Effect.succeed({ open: instanceOf(kurrentDbEventStoreLayer({ connectionString: kurrentDbUrl ?? "" })) }),
+  },
+  kurrentDbUrl === undefined ? describe.skip : describe,
+);

@@ -1,0 +1,61 @@
+/**
+ * Appends per second, one event at a time to one stream (each append expecting the previous
+ * revision), on the SQLite default and on PostgreSQL, in one run; SQLite is the baseline of the ratio.
+ * The in-memory store shows what the port itself costs. Usage: npx tsx bench/event-store-appends.ts [appends]
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Context, Effect, Layer } from "effect";
+import { Client } from "pg";
+import { inMemoryEventStoreLayer } from "../src/adapters/event-store/in-memory-event-store.ts";
+import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
+import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
+import { EventStore, NO_STREAM } from "../src/ports/event-store.ts";
+
+const appends = Number(process.argv[2] ?? 1_000);
+const warmup = 50;
+const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const dir = mkdtempSync(join(tmpdir(), "its-bench-events-"));
+const schema = `its_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+
+const measure = <E>(layer: Layer.Layer<EventStore, E>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const store = Context.get(yield* Layer.build(layer), EventStore);
+        let revision = NO_STREAM;
+        const appendOne = Effect.gen(function* () {
+          revision = (yield* store.appendToStream("bench", [{ type: "Counted", data: { n: revision + 1, note: "a typical small event" } }], {
+            expectedRevision: revision,
+          })).nextExpectedRevision;
+        });
+        for (let i = 0; i < warmup; i++) yield* appendOne;
+        const started = performance.now();
+        for (let i = 0; i < appends; i++) yield* appendOne;
+        return (performance.now() - started) / 1_000;
+      }),
+    ),
+  );
+
+try {
+  const rows = [
+    { store: "in-memory", seconds: await measure(inMemoryEventStoreLayer()) },
+    { store: "sqlite (WAL, synchronous=FULL)", seconds: await measure(sqliteEventStoreLayer({ path: join(dir, "events.sqlite") })) },
+    { store: "postgresql (pg Pool)", seconds: await measure(postgresEventStoreLayer({ connectionString: postgresUrl, schema })) },
+  ];
+  const baseline = rows[1]!.seconds;
+  console.log(`${appends} sequential single-event appends to one stream (after ${warmup} warm-up appends)\n`);
+  console.log(`| store | seconds | appends/s | speed vs sqlite |`);
+  console.log(`|---|---:|---:|---:|`);
+  for (const { store, seconds } of rows) {
+    console.log(`| ${store} | ${seconds.toFixed(3)} | ${Math.round(appends / seconds)} | ${(baseline / seconds).toFixed(2)}× |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+}
