@@ -37,6 +37,7 @@ const start = async () => {
         openApiDocument: openApiDocument(publicBaseUrl),
         trustProxy: config.trustProxy,
         publicBaseUrl,
+        operatorToken: config.operatorToken,
       }),
     tls,
     host: config.host,

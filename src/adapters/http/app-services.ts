@@ -5,6 +5,7 @@ import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
 import type { ImageEngine } from "../../ports/image-engine.ts";
 import type { ImageInspector } from "../../ports/image-inspector.ts";
+import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
@@ -20,4 +21,6 @@ export type AppServices =
   | ServiceSettings
   | ImageInspector
   | ImageEngine
-  | ResultStore;
+  | ResultStore
+  | UsageProjection
+  | KeyProjection;

@@ -3,6 +3,7 @@ import { PLAN_IDS } from "../../domain/plan.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import { GenerateBody } from "./api-schemas.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
+import { auditPaths, operatorSecurityScheme } from "./openapi-audit.ts";
 
 /**
  * The OpenAPI 3.1 reference served at GET /api/openapi.json. Request bodies come from the same
@@ -55,7 +56,7 @@ export const openApiDocument = (publicBaseUrl: string) => ({
   servers: [{ url: `${publicBaseUrl}/api` }],
   security: [{ bearer: [] }],
   components: {
-    securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "its_<keyId>_<secret>" } },
+    securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "its_<keyId>_<secret>" }, ...operatorSecurityScheme },
     schemas: {
       Error: {
         type: "object",
@@ -79,6 +80,7 @@ export const openApiDocument = (publicBaseUrl: string) => ({
     },
   },
   paths: {
+    ...auditPaths,
     "/generate": {
       post: {
         summary: "Apply a catalog template to an image",
