@@ -25,7 +25,7 @@ export const forwardEvents = <R>(options: ForwarderOptions<R>) =>
     const bus = yield* EventBus;
     const checkpoint = yield* bus.publishedThrough;
     const after = Option.isSome(checkpoint) ? checkpoint.value : yield* options.startWithoutCheckpoint;
-    yield* Effect.logInfo("event forwarder following the store", { after, fromCheckpoint: Option.isSome(checkpoint) });
+    yield* Effect.logInfo(`event forwarder following the store after position ${after} (${Option.isSome(checkpoint) ? "the bus's checkpoint" : "no checkpoint on the bus yet"})`);
     return yield* store.follow({ after }).pipe(
       Stream.runForEachArray((page) =>
         Effect.gen(function* () {

@@ -65,7 +65,7 @@ export const makeInProcessEventBus = (options: InProcessEventBusOptions = {}): E
         durable.next = next.sequence + 1;
         return;
       }
-      yield* Effect.logWarning("event handler failed; the event is handed over again", { sequence: next.sequence, cause: exit.cause });
+      yield* Effect.logWarning(`event handler failed on bus message ${next.sequence}; handing it over again`, exit.cause);
       yield* Effect.sleep(redeliveryDelay);
     });
 

@@ -99,7 +99,7 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
             event = message.json<RecordedEvent>();
           } catch (cause) {
             // Not ours: nothing would ever read it; dropping it keeps the durable moving.
-            yield* Effect.logError("undecodable message on the event stream; terminated", { subject: message.subject, seq: message.seq, cause });
+            yield* Effect.logError(`undecodable message ${message.seq} on ${message.subject}; terminated`, cause);
             message.term();
             return;
           }
@@ -109,7 +109,7 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
             message.ack();
             return;
           }
-          yield* Effect.logWarning("event handler failed; the event is handed over again", { seq: message.seq, cause: exit.cause });
+          yield* Effect.logWarning(`event handler failed on stream message ${message.seq}; handing it over again`, exit.cause);
           message.nak(redeliveryDelayMs);
         });
 
