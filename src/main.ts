@@ -45,6 +45,7 @@ const start = async () => {
     publicBaseUrl: config.publicBaseUrl,
   });
   logger.info({ httpsPort: servers.httpsPort, httpPort: servers.httpPort, publicBaseUrl: servers.publicBaseUrl, dataDir: config.dataDir }, "listening");
+  logger.flush();
 
   const purge = setInterval(() => {
     void run(
@@ -64,6 +65,7 @@ const start = async () => {
     clearInterval(purge);
     await servers.close();
     await runtime.dispose();
+    logger.flush();
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
