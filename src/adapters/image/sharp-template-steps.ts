@@ -27,6 +27,11 @@ export interface StepHandler<S extends TemplateStep, E> {
    * they always see 8-bit sRGB.
    */
   readonly onDecode?: (decoding: Sharp, step: S) => Sharp;
+  /**
+   * Whether the step moves content relative to the frame (crop, padding, margins): after such a
+   * step a mask found on the upload no longer lines up. Scaling alone keeps it aligned.
+   */
+  readonly reshapes?: (step: S) => boolean;
 }
 
 export type StepHandlers<E> = { readonly [Op in TemplateStep["op"]]: StepHandler<Extract<TemplateStep, { op: Op }>, E> };
@@ -73,9 +78,10 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
       fit: step.fit,
       position: step.position === "centre" ? "centre" : sharp.strategy.attention,
       background: step.background ?? TRANSPARENT,
+      withoutEnlargement: step.enlarge === false,
     });
   return {
-    resize: { run: pure(resize), onDecode: resize },
+    resize: { run: pure(resize), onDecode: resize, reshapes: (step) => step.fit !== "inside" },
     grayscale: { run: pure((image) => image.recomb([[...LUMA], [...LUMA], [...LUMA]])) },
     recomb: { run: pure((image, step) => image.recomb([[...step.matrix[0]], [...step.matrix[1]], [...step.matrix[2]]])) },
     modulate: {
@@ -122,8 +128,10 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
       run: pure((image, step) =>
         image.extend({ top: step.top, right: step.right, bottom: step.bottom, left: step.left, background: step.colour }),
       ),
+      reshapes: () => true,
     },
     dropShadow: {
+      reshapes: () => true,
       run: (input, step) =>
         Effect.gen(function* () {
           const { margin, offset } = step;
