@@ -108,7 +108,12 @@ export const makeSharpImageEngine = (
               const { width, height, alpha } = mask;
               if (width === raster.width && height === raster.height) return Buffer.from(alpha);
               return yield* Effect.promise(() =>
-                sharp(alpha, { raw: { width, height, channels: 1 } }).resize(raster.width, raster.height, { fit: "fill" }).raw().toBuffer(),
+                // extractChannel: sharp would otherwise write a one-band image out as three-band sRGB.
+                sharp(alpha, { raw: { width, height, channels: 1 } })
+                  .resize(raster.width, raster.height, { fit: "fill" })
+                  .extractChannel(0)
+                  .raw()
+                  .toBuffer(),
               );
             }),
         };

@@ -138,23 +138,21 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
           const width = input.width + 2 * margin;
           const height = input.height + 2 * margin;
           const subject = yield* toBuffer(open(input).ensureAlpha());
-          // The shadow is the subject's own silhouette, shifted, blurred and darkened.
+          // The shadow is the subject's own silhouette in black, shifted, then blurred in a
+          // pipeline of its own (sharp would blur before extending, cutting the shadow off).
           const silhouette = yield* toBuffer(
             sharp(subject.data, { raw: { width: input.width, height: input.height, channels: 4 } })
-              .extractChannel("alpha")
-              .extend({ top: margin + offset, left: margin + offset, bottom: margin - offset, right: margin - offset, background: "#000" })
-              .blur(step.blur)
-              .linear(step.opacity, 0),
+              .recomb([
+                [0, 0, 0, 0],
+                [0, 0, 0, 0],
+                [0, 0, 0, 0],
+                [0, 0, 0, step.opacity],
+              ])
+              .extend({ top: margin + offset, left: margin + offset, bottom: margin - offset, right: margin - offset, background: TRANSPARENT }),
           );
-          const shadow = yield* Effect.promise(() =>
-            sharp({ create: { width, height, channels: 3, background: "#000" } })
-              .joinChannel(silhouette.data, { raw: { width, height, channels: 1 } })
-              .raw()
-              .toBuffer(),
-          );
-          return sharp(shadow, { raw: { width, height, channels: 4 } }).composite([
-            { input: subject.data, raw: { width: input.width, height: input.height, channels: 4 }, left: margin, top: margin },
-          ]);
+          return sharp(silhouette.data, { raw: { width, height, channels: 4 } })
+            .blur(step.blur)
+            .composite([{ input: subject.data, raw: { width: input.width, height: input.height, channels: 4 }, left: margin, top: margin }]);
         }),
     },
     flatten: { run: pure((image, step) => image.flatten({ background: step.colour })) },
