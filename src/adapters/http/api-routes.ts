@@ -14,19 +14,23 @@ import { authenticateKey } from "./middleware/authenticate-key.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { decodeBody } from "./request-body.ts";
 import { sendError } from "./respond.ts";
-import type { ResultLinks } from "./result-links.ts";
+import type { ResultUrlSigner } from "../results/signed-result-url.ts";
 
 export interface ApiRoutesOptions {
   readonly run: RunEffect<AppServices>;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
-  readonly resultLinks: ResultLinks;
+  readonly resultUrls: ResultUrlSigner;
+  /** Absolute origin of result URLs, e.g. https://api.example.com */
+  readonly publicBaseUrl: string;
   readonly openApiDocument: object;
 }
 
 /** The API under /api: public routes first, then the keyed ones behind authentication. */
 export const apiRoutes = (options: ApiRoutesOptions): Router => {
-  const { run, logger, resultLinks } = options;
+  const { run, logger, resultUrls } = options;
+  const resultUrlFor = (resultId: string, expiresAt: Date) =>
+    `${options.publicBaseUrl}/api/results/${encodeURIComponent(resultId)}?${resultUrls.sign(resultId, expiresAt)}`;
   const router = new Router({ prefix: "/api" });
   const keyed = authenticateKey(run, logger);
   const json = jsonBody(options.maxBodyBytes);
@@ -39,12 +43,10 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
 
   router.get("/results/:resultId", async (ctx) => {
     const resultId = ctx.params.resultId ?? "";
-    const expires = typeof ctx.query.expires === "string" ? ctx.query.expires : undefined;
-    const signature = typeof ctx.query.signature === "string" ? ctx.query.signature : undefined;
     const exit = await run(
       Effect.gen(function* () {
         const now = (yield* Clock).now();
-        const check = resultLinks.check(resultId, expires, signature, now);
+        const check = resultUrls.verify(resultId, ctx.querystring, now);
         if (check !== "ok") return check;
         return yield* (yield* ResultStore).get(resultId, now);
       }),
@@ -75,7 +77,7 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
       decodeBody(GenerateBody, ctx.request.body).pipe(Effect.flatMap((body) => generate(principalOf(ctx.state), body))),
       ({ requestId, value, processingTimeMs }) => ({
         requestId,
-        resultUrl: resultLinks.urlFor(value.resultId, value.expiresAt),
+        resultUrl: resultUrlFor(value.resultId, value.expiresAt),
         expiresAt: value.expiresAt.toISOString(),
         template: value.template,
         templateType: value.templateType,

@@ -12,7 +12,6 @@ export interface HttpAppOptions extends ApiRoutesOptions {
   readonly logger: Logger;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-* and refuse requests that came in over HTTP. */
   readonly trustProxy: boolean;
-  readonly publicBaseUrl: string;
 }
 
 /** The HTTPS application. Read top to bottom: what every request goes through, then the routes. */
