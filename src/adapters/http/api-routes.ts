@@ -4,10 +4,11 @@ import type { Logger } from "pino";
 import type { Principal } from "../../application/authenticate.ts";
 import { generate } from "../../application/generate.ts";
 import { getProfile } from "../../application/profile.ts";
+import { virtualTryOn } from "../../application/virtual-tryon.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
-import { GenerateBody } from "./api-schemas.ts";
+import { GenerateBody, VirtualTryOnBody } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
 import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { authenticateKey } from "./middleware/authenticate-key.ts";
@@ -85,6 +86,25 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
         width: value.width,
         height: value.height,
         bytes: value.bytes,
+        processingTime: processingTimeMs,
+      }),
+    ),
+  );
+
+  router.post("/virtual-tryon", keyed, json, (ctx) =>
+    respondWith(
+      ctx,
+      run,
+      logger,
+      decodeBody(VirtualTryOnBody, ctx.request.body).pipe(Effect.flatMap((body) => virtualTryOn(principalOf(ctx.state), body))),
+      ({ requestId, value, processingTimeMs }) => ({
+        requestId,
+        resultUrl: resultUrlFor(value.resultId, value.expiresAt),
+        expiresAt: value.expiresAt.toISOString(),
+        settings: value.settings,
+        format: value.format,
+        width: value.width,
+        height: value.height,
         processingTime: processingTimeMs,
       }),
     ),

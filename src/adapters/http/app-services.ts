@@ -8,6 +8,7 @@ import type { ImageInspector } from "../../ports/image-inspector.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
+import type { TryOnEngine } from "../../ports/tryon-engine.ts";
 
 /** Every service the HTTP adapter's use cases need; the composition root provides them all. */
 export type AppServices =
@@ -20,4 +21,5 @@ export type AppServices =
   | ServiceSettings
   | ImageInspector
   | ImageEngine
-  | ResultStore;
+  | ResultStore
+  | TryOnEngine;
