@@ -26,15 +26,17 @@ export type TryOnOutcome =
       readonly keypoints: ReadonlyArray<Keypoint>;
       readonly torso: ReadonlyArray<Point>;
     }
-  | { readonly ok: false; readonly code: UnusableInputCode; readonly field: "personImage" | "clothingImage"; readonly message: string };
+  | { readonly ok: false; readonly code: UnusableInputCode | "UNDECODABLE"; readonly field: "personImage" | "clothingImage"; readonly message: string };
 
 export interface TryOnPipeline {
   readonly run: (person: Uint8Array, clothing: Uint8Array, settings: TryOnSettings) => Promise<TryOnOutcome>;
+  /** Runs every model and graph once on tiny inputs, so the first request finds them warm. */
+  readonly warmUp: () => Promise<void>;
 }
 
 /** The garment is analysed and warped from at most this size: finer than any torso needs. */
 const GARMENT_MAX_SIDE = 640;
-const JPEG_QUALITY = 92;
+const JPEG_QUALITY = 95;
 const LATTICE_STEP = 4;
 
 /** gain R, G, B; contrast; lift; vignette. */
@@ -129,8 +131,48 @@ export const loadTryOnPipeline = async (threads: number): Promise<TryOnPipeline>
     ...TRYON_SETTING_VALUES.realismLevel.map((level) => createSession(buildCompositeGraph(level), threads)),
   ]);
   const compositeFor = (level: TryOnSettings["realismLevel"]) => composites[TRYON_SETTING_VALUES.realismLevel.indexOf(level)]!;
-  return { run: (person, clothing, settings) => runTryOn({ segmentation, pose, warp, compositeFor }, person, clothing, settings) };
+  const stages = { segmentation, pose, warp, compositeFor };
+  return { run: (person, clothing, settings) => runTryOn(stages, person, clothing, settings), warmUp: () => warmUp(stages) };
 };
+
+const warmUp = async (stages: Stages): Promise<void> => {
+  const image: RawImage = { data: new Uint8Array(32 * 32 * 3).fill(128), width: 32, height: 32, channels: 3 };
+  const map = await stages.segmentation.probabilities(image);
+  await stages.pose.keypoints(image);
+  const warped = await stages.warp.run({
+    garment: f32(new Float32Array(4 * 8 * 8), [1, 4, 8, 8]),
+    xs: f32(Float32Array.from([0, 1]), [2]),
+    ys: f32(Float32Array.from([0, 1]), [2]),
+    controls: f32(Float32Array.from([0, 0, 1, 0, 0, 1]), [3, 2]),
+    weights: f32(new Float32Array(6), [3, 2]),
+    affine: f32(Float32Array.from([0, 0, 1, 0, 0, 1]), [3, 2]),
+    toGrid: f32(Float32Array.from([0.25, 0.25, -1, -1]), [2, 2]),
+    size: new ort.Tensor("int64", BigInt64Array.from([1n, 2n, 8n, 8n]), [4]),
+  });
+  const plane = planar(image);
+  for (const level of TRYON_SETTING_VALUES.realismLevel) {
+    await stages.compositeFor(level).run({
+      person: f32(plane, [1, 3, 32, 32]),
+      mask: f32(map.values, [1, 1, map.height, map.width]),
+      background: f32(plane, [1, 3, 32, 32]),
+      warped: warped["warped"]!,
+      pads: new ort.Tensor("int64", BigInt64Array.from([0n, 0n, 0n, 0n, 0n, 0n, 24n, 24n]), [8]),
+      xs: f32(new Float32Array(32), [32]),
+      ys: f32(new Float32Array(32), [32]),
+      nx: f32(new Float32Array(32), [32]),
+      ny: f32(new Float32Array(32), [32]),
+      face: f32(Float32Array.from([0, 0, 1, 1]), [4]),
+      params: f32(Float32Array.from([1, 1, 1, 1, 0, 0, 0, 0]), [8]),
+    });
+  }
+};
+
+/** Decodes a client image, reporting which field failed instead of throwing. */
+const decode = (bytes: Uint8Array, field: "personImage" | "clothingImage", alpha: boolean, maxSide?: number) =>
+  decodeRaw(bytes, alpha, maxSide).then(
+    (image) => ({ ok: true as const, image }),
+    () => ({ ok: false as const, code: "UNDECODABLE" as const, field, message: `${field} cannot be decoded` }),
+  );
 
 interface Stages {
   readonly segmentation: SelfieSegmentationModel;
@@ -140,7 +182,11 @@ interface Stages {
 }
 
 const runTryOn = async (stages: Stages, personBytes: Uint8Array, clothingBytes: Uint8Array, settings: TryOnSettings): Promise<TryOnOutcome> => {
-  const [person, clothing] = await Promise.all([decodeRaw(personBytes, false), decodeRaw(clothingBytes, true, GARMENT_MAX_SIDE)]);
+  const [personDecoded, clothingDecoded] = await Promise.all([decode(personBytes, "personImage", false), decode(clothingBytes, "clothingImage", true, GARMENT_MAX_SIDE)]);
+  if (!personDecoded.ok) return personDecoded;
+  if (!clothingDecoded.ok) return clothingDecoded;
+  const person = personDecoded.image;
+  const clothing = clothingDecoded.image;
   const probabilities = await stages.segmentation.probabilities(person);
   const check = await checkPerson(person, probabilities, stages.pose);
   if (!check.usable) return { ok: false, code: check.code, field: "personImage", message: check.message };
