@@ -36,25 +36,18 @@ export const OnnxTryOnEngineLive = (options: OnnxTryOnEngineOptions = {}) =>
         catch: (cause) => new DependencyUnavailable({ dependency: "try-on models", cause }),
       });
       const slot = yield* Semaphore.make(1);
-      let waiting = 0;
+      // Requests admitted: the one running plus those queued behind it.
+      let admitted = 0;
 
       return {
         tryOn: ({ person, clothing, settings }) =>
           Effect.gen(function* () {
-            if (waiting >= maxWaiting) return yield* new EngineBusy({ retryAfterSeconds });
-            waiting++;
-            let started = false;
+            if (admitted >= 1 + maxWaiting) return yield* new EngineBusy({ retryAfterSeconds });
+            admitted++;
             const outcome = yield* slot
-              .withPermits(1)(
-                Effect.suspend(() => {
-                  started = true;
-                  waiting--;
-                  return Effect.promise(() => pipeline.run(person.bytes, clothing.bytes, settings));
-                }),
-              )
+              .withPermits(1)(Effect.promise(() => pipeline.run(person.bytes, clothing.bytes, settings)))
               .pipe(
-                // A request that gave up while queued leaves the queue too.
-                Effect.ensuring(Effect.sync(() => void (started || waiting--))),
+                Effect.ensuring(Effect.sync(() => void admitted--)),
                 Effect.timeoutOrElse({ duration: deadlineMs, orElse: () => Effect.fail(new EngineTimeout({ deadlineMs })) }),
               );
             if (outcome.ok) {
