@@ -14,6 +14,7 @@ import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector
 import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
 import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
 import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
+import { OnnxTryOnEngineLive } from "./adapters/tryon/onnx-tryon-engine.ts";
 
 /**
  * The composition root: which adapter stands behind each port is decided here, from
@@ -47,5 +48,6 @@ export const serverLayer = (config: Config, secrets: ServerSecrets) => {
     images,
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
     filesystemResultStoreLayer({ directory: path.join(config.dataDir, "results") }),
+    OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs }),
   ).pipe(Layer.provideMerge(coreLayer(config, secrets)));
 };
