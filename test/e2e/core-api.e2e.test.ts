@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pngBase64 } from "../support/images.ts";
+import { photoPng } from "../support/image-fixtures.ts";
 import { plainRequest } from "../support/https-client.ts";
 import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
 
@@ -11,7 +11,7 @@ let image: string;
 
 beforeAll(async () => {
   service = await startService({ env: { ENGINE_QUEUE_LENGTH: "100" } });
-  image = await pngBase64();
+  image = (await photoPng(96, 64)).toString("base64");
 });
 afterAll(async () => service?.stop());
 

@@ -18,6 +18,7 @@ export interface ServiceProcess {
   readonly env: Readonly<Record<string, string>>;
   readonly httpsPort: number;
   readonly httpPort: number;
+  readonly pid: number;
   readonly client: HttpsClient;
   readonly logs: () => string;
   readonly stop: (signal?: NodeJS.Signals) => Promise<void>;
@@ -52,6 +53,7 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
     env,
     httpsPort: ports.httpsPort,
     httpPort: ports.httpPort,
+    pid: child.pid!,
     client,
     logs,
     stop: async (signal = "SIGTERM") => {
@@ -87,4 +89,10 @@ export const provisionAccount = async (env: Readonly<Record<string, string>>, pl
     made.push(JSON.parse(created.stdout) as { id: string; key: string });
   }
   return { accountId, keys: made };
+};
+
+/** Peak resident memory of a process so far (Linux VmHWM), in MiB. */
+export const peakRssMiB = (pid: number): number => {
+  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
 };
