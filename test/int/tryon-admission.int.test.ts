@@ -18,12 +18,12 @@ const engineWith = (options: OnnxTryOnEngineOptions) =>
 
 describe("try-on engine admission", () => {
   it("answers EngineBusy beyond one running request and its queue, and serves the rest", async () => {
-    const engine = await engineWith({ maxWaiting: 1, retryAfterSeconds: 7 });
+    const engine = await engineWith({ maxWaiting: 1 });
     const request = { person: await validated(fixtures.astronaut()), clothing: await validated(await fixtures.tshirt()), settings: DEFAULT_TRYON_SETTINGS };
     const outcomes = await Promise.all([1, 2, 3].map(() => Effect.runPromise(Effect.result(engine.tryOn(request)))));
     const busy = outcomes.filter((o) => o._tag === "Failure");
     expect(busy).toHaveLength(1);
-    expect(busy[0]).toMatchObject({ failure: { _tag: "EngineBusy", retryAfterSeconds: 7 } });
+    expect(busy[0]).toMatchObject({ failure: { _tag: "EngineBusy", retryAfterSeconds: expect.any(Number) } });
     // Once the queue drains, the engine admits again.
     expect((await Effect.runPromise(Effect.result(engine.tryOn(request))))._tag).toBe("Success");
   });
