@@ -29,7 +29,7 @@ export const settingsLayer = (config: Config) =>
     rateOverride: config.rateOverride,
   });
 
-export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path: path.join(config.dataDir, "events.sqlite") });
+export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path: path.join(config.dataDir, "events.sqlite"), synchronous: config.sqliteSynchronous });
 
 /** What every entry point needs: the event store, time, ids, the key hasher, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets) =>
