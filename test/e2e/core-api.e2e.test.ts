@@ -185,6 +185,17 @@ describe("bad input gets the right 4xx with the error body, and uses no quota", 
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("is served without a key and describes every operation", async () => {
+    const reply = await service.client.request("GET", "/api/openapi.json");
+    expect(reply.status).toBe(200);
+    expect(reply.json.openapi).toBe("3.1.0");
+    expect(Object.keys(reply.json.paths)).toEqual(expect.arrayContaining(["/generate", "/virtual-tryon", "/user/profile", "/templates"]));
+    expect(reply.json.servers[0].url).toBe(`https://127.0.0.1:${service.httpsPort}/api`);
+    expect(reply.headers["api-version"]).toBe(reply.json.info.version);
+  });
+});
+
 describe("HTTPS only", () => {
   it("refuses plain-HTTP POSTs with 403 HTTPS_REQUIRED and redirects GETs with 308", async () => {
     const post = await plainRequest(service.httpPort, "POST", "/api/generate", JSON.stringify({ image }));
