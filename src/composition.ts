@@ -8,6 +8,7 @@ import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { systemClock } from "./ports/clock.ts";
 import { keyDirectoryLayer } from "./application/key-directory.ts";
+import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
 import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
@@ -33,7 +34,14 @@ export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path:
 
 /** What every entry point needs: the event store, time, ids, the key hasher, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets) =>
-  Layer.mergeAll(eventStoreLayer(config), systemClock, cryptoIds, hmacSecretHasher(secrets.apiKeyHashKey), settingsLayer(config));
+  Layer.mergeAll(
+    eventStoreLayer(config),
+    systemClock,
+    cryptoIds,
+    hmacSecretHasher(secrets.apiKeyHashKey),
+    settingsLayer(config),
+    lruStreamStateCache(),
+  );
 
 /** The HTTPS service: the core plus the read models, rate limiter, engines and result store. */
 export const serverLayer = (config: Config, secrets: ServerSecrets) => {

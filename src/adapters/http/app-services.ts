@@ -1,5 +1,6 @@
 import type { KeyDirectory } from "../../application/key-directory.ts";
 import type { ServiceSettings } from "../../application/settings.ts";
+import type { StreamStateCache } from "../../application/stream-state-cache.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
@@ -19,6 +20,7 @@ export type AppServices =
   | RateLimiter
   | KeyDirectory
   | ServiceSettings
+  | StreamStateCache
   | ImageInspector
   | ImageEngine
   | ResultStore
