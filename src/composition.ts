@@ -8,6 +8,7 @@ import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { systemClock } from "./ports/clock.ts";
 import { keyDirectoryLayer } from "./application/key-directory.ts";
+import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
 import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
@@ -22,6 +23,7 @@ import { runProjection } from "./application/projection-runner.ts";
 import { KeyProjection, UsageProjection } from "./ports/projections.ts";
 import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
 import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
+import { OnnxTryOnEngineLive } from "./adapters/tryon/onnx-tryon-engine.ts";
 
 /**
  * The composition root: which adapter stands behind each port is decided here, from
@@ -36,11 +38,18 @@ export const settingsLayer = (config: Config) =>
     rateOverride: config.rateOverride,
   });
 
-export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path: path.join(config.dataDir, "events.sqlite") });
+export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path: path.join(config.dataDir, "events.sqlite"), synchronous: config.sqliteSynchronous });
 
 /** What every entry point needs: the event store, time, ids, the key hasher, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets) =>
-  Layer.mergeAll(eventStoreLayer(config), systemClock, cryptoIds, hmacSecretHasher(secrets.apiKeyHashKey), settingsLayer(config));
+  Layer.mergeAll(
+    eventStoreLayer(config),
+    systemClock,
+    cryptoIds,
+    hmacSecretHasher(secrets.apiKeyHashKey),
+    settingsLayer(config),
+    lruStreamStateCache(),
+  );
 
 /** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
 export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ path: path.join(config.dataDir, "projections.sqlite") });
@@ -82,6 +91,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets) => {
     images,
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
     filesystemResultStoreLayer({ directory: path.join(config.dataDir, "results") }),
+    OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs }),
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config))),
     Layer.provideMerge(coreLayer(config, secrets)),

@@ -25,6 +25,7 @@ const Env = Schema.Struct({
   MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
+  SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
   RATE_LIMIT_BURST: Schema.optionalKey(PositiveInt),
   RATE_LIMIT_PER_MINUTE: Schema.optionalKey(PositiveInt),
   ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
@@ -56,6 +57,8 @@ export interface Config {
   readonly maxKeysPerAccount: number;
   readonly resultTtlSeconds: number;
   /** Overrides the plans' per-key rate when both are set (load tests); unset: the spec's 15 burst, 10/min. */
+  /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
+  readonly sqliteSynchronous: "normal" | "full";
   readonly rateOverride: { readonly burst: number; readonly perMinute: number } | undefined;
   readonly engineConcurrency: number;
   readonly engineQueueLength: number;
@@ -103,6 +106,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
     rateOverride:
       e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined
         ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE }

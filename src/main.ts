@@ -5,7 +5,7 @@ import { serverLayer } from "./composition.ts";
 import { createHttpApp } from "./adapters/http/http-app.ts";
 import { effectLoggerLayer, makeLogger } from "./adapters/http/logger.ts";
 import { openApiDocument } from "./adapters/http/openapi-document.ts";
-import { hmacResultLinks } from "./adapters/http/result-links.ts";
+import { makeResultUrlSigner } from "./adapters/results/signed-result-url.ts";
 import { startServers } from "./adapters/http/servers.ts";
 import { loadTlsCredentials } from "./adapters/http/tls-credentials.ts";
 import { loadServerSecrets } from "./adapters/security/server-secret.ts";
@@ -22,6 +22,7 @@ const start = async () => {
     logger.warn({ certificate: tls.certPath }, "TLS_CERT/TLS_KEY not set: serving a self-signed certificate made for local use");
   }
 
+  const resultUrls = makeResultUrlSigner(secrets.resultUrlKey);
   const runtime = ManagedRuntime.make(serverLayer(config, secrets).pipe(Layer.provideMerge(effectLoggerLayer(logger))));
   const run = runtime.runPromiseExit;
   // Build every layer now: a missing model or an unreadable store stops the start, not a request.
@@ -33,7 +34,7 @@ const start = async () => {
         run,
         logger,
         maxBodyBytes: config.maxBodyBytes,
-        resultLinks: hmacResultLinks({ key: secrets.resultUrlKey, publicBaseUrl }),
+        resultUrls,
         openApiDocument: openApiDocument(publicBaseUrl),
         trustProxy: config.trustProxy,
         publicBaseUrl,
@@ -46,6 +47,7 @@ const start = async () => {
     publicBaseUrl: config.publicBaseUrl,
   });
   logger.info({ httpsPort: servers.httpsPort, httpPort: servers.httpPort, publicBaseUrl: servers.publicBaseUrl, dataDir: config.dataDir }, "listening");
+  logger.flush();
 
   const purge = setInterval(() => {
     void run(
@@ -65,6 +67,7 @@ const start = async () => {
     clearInterval(purge);
     await servers.close();
     await runtime.dispose();
+    logger.flush();
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -3,6 +3,7 @@ import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
 import { EventStore, NO_STREAM, type JsonObject } from "../ports/event-store.ts";
 import { CommandRejected } from "./errors.ts";
+import { StreamStateCache } from "./stream-state-cache.ts";
 
 /** Domain events are `{ type, data }` records; the store keeps `data` as JSON. */
 export interface DomainEvent {
@@ -19,6 +20,15 @@ export interface Handled<Event, State> extends Loaded<State> {
   readonly events: ReadonlyArray<Event>;
 }
 
+/** One cache entry per decider and stream; deciders are few, long-lived objects. */
+const deciderIds = new WeakMap<object, number>();
+let lastDeciderId = 0;
+const cacheKey = (decider: object, streamName: string): string => {
+  let id = deciderIds.get(decider);
+  if (id === undefined) deciderIds.set(decider, (id = ++lastDeciderId));
+  return `${id}:${streamName}`;
+};
+
 /** Events we wrote ourselves come back as the same shape; the cast is that round trip. */
 const asDomainEvent = <Event extends DomainEvent>(recorded: { type: string; data: JsonObject }): Event =>
   ({ type: recorded.type, data: recorded.data }) as unknown as Event;
@@ -26,13 +36,20 @@ const asDomainEvent = <Event extends DomainEvent>(recorded: { type: string; data
 export const loadState = <Command, Event extends DomainEvent, State>(
   decider: Decider<Command, Event, State>,
   streamName: string,
-): Effect.Effect<Loaded<State>, DependencyUnavailable, EventStore> =>
+): Effect.Effect<Loaded<State>, DependencyUnavailable, EventStore | StreamStateCache> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
-    const recorded = yield* store.readStream(streamName);
-    let state = decider.initialState();
-    for (const event of recorded) state = decider.evolve(state, asDomainEvent<Event>(event));
-    return { state, revision: recorded.length === 0 ? NO_STREAM : recorded[recorded.length - 1]!.streamRevision };
+    const cache = yield* StreamStateCache;
+    const key = cacheKey(decider, streamName);
+    const cached = cache.get(key);
+    let state = cached ? (cached.state as State) : decider.initialState();
+    let revision = cached ? cached.revision : NO_STREAM;
+    for (const event of yield* store.readStream(streamName, { fromRevision: revision + 1 })) {
+      state = decider.evolve(state, asDomainEvent<Event>(event));
+      revision = event.streamRevision;
+    }
+    cache.set(key, { state, revision });
+    return { state, revision };
   });
 
 /**
@@ -44,7 +61,7 @@ export const handleCommand = <Command, Event extends DomainEvent, State>(
   streamName: string,
   command: Command,
   metadata: JsonObject = {},
-): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable, EventStore> =>
+): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable, EventStore | StreamStateCache> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
     const { state, revision } = yield* loadState(decider, streamName);
@@ -56,11 +73,9 @@ export const handleCommand = <Command, Event extends DomainEvent, State>(
       decision.events.map((event) => ({ type: event.type, data: event.data as JsonObject, metadata })),
       { expectedRevision: revision },
     );
-    return {
-      state: decision.events.reduce(decider.evolve, state),
-      revision: appended.nextExpectedRevision,
-      events: decision.events,
-    };
+    const next = { state: decision.events.reduce(decider.evolve, state), revision: appended.nextExpectedRevision };
+    (yield* StreamStateCache).set(cacheKey(decider, streamName), next);
+    return { ...next, events: decision.events };
   }).pipe(
     Effect.retry({
       while: (error) => error._tag === "ConcurrencyConflict",

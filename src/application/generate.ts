@@ -1,15 +1,13 @@
 import { Effect } from "effect";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
-import { Clock } from "../ports/clock.ts";
-import { Ids } from "../ports/ids.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
-import { ResultStore } from "../ports/result-store.ts";
 import type { Principal } from "./authenticate.ts";
 import { InsufficientPermissions, InvalidRequest } from "./errors.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { ensureFeature, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
+import { storeResult } from "./store-result.ts";
 
 export interface GenerateInput {
   readonly image: string;
@@ -48,9 +46,7 @@ export const generate = (principal: Principal, input: GenerateInput) =>
       const bytes = yield* decodeImagePayload("image", input.image, settings.maxImageBytes);
       const image = yield* (yield* ImageInspector).inspect(bytes);
       const rendered = yield* (yield* ImageEngine).render(image, template);
-      const resultId = (yield* Ids).uuid();
-      const expiresAt = new Date((yield* Clock).now().getTime() + settings.resultTtlMs);
-      yield* (yield* ResultStore).put({ resultId, bytes: rendered.bytes, contentType: rendered.contentType, expiresAt });
+      const { resultId, expiresAt, output } = yield* storeResult(rendered);
       const value: GeneratedResult = {
         resultId,
         expiresAt,
@@ -61,10 +57,7 @@ export const generate = (principal: Principal, input: GenerateInput) =>
         height: rendered.height,
         bytes: rendered.bytes.byteLength,
       };
-      return {
-        value,
-        output: { resultId, format: rendered.format, width: String(rendered.width), height: String(rendered.height), bytes: String(value.bytes), inputFormat: image.format },
-      };
+      return { value, output: { ...output, inputFormat: image.format } };
     });
     return yield* runTransformation(principal, "generate", { template: template.template, templateType: template.templateType }, process);
   });

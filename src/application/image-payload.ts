@@ -2,12 +2,29 @@ import { Effect } from "effect";
 import { ImageTooLarge, InvalidImage } from "../ports/errors.ts";
 
 /**
- * Client images arrive as base64 or as a data URL. The decoded size is known from the text
- * length, so an oversized image is refused before a byte is decoded.
+ * Client images arrive as base64 (standard or URL-safe, padding optional, MIME line breaks
+ * allowed) or as a data URL. The decoded size is known from the text length, so an oversized
+ * image is refused before a byte is decoded.
  */
-const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w-]+=[\w.+-]+)*;base64,/i;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const DATA_URL_PREFIX = /^data:[\w.+-]*\/?[\w.+-]*(?:;[\w-]+=[\w.+-]+)*;base64,/i;
+
+const unpadded = (text: string) => (text.endsWith("==") ? text.slice(0, -2) : text.endsWith("=") ? text.slice(0, -1) : text);
+
+/**
+ * Decodes and checks in native code: Buffer's decoder skips characters outside the alphabet,
+ * so the text is valid exactly when encoding the bytes again gives it back. (A regular
+ * expression over a multi-megabyte string cost a sixth of the request thread.)
+ */
+const decodeExact = (text: string): Buffer | undefined => {
+  for (const encoding of ["base64", "base64url"] as const) {
+    const bytes = Buffer.from(text, encoding);
+    if (unpadded(bytes.toString(encoding)) === unpadded(text)) return bytes;
+  }
+  return undefined;
+};
+
+const tooLarge = (field: string, bytes: number, maxBytes: number) =>
+  new ImageTooLarge({ message: `${field} is ${bytes} bytes; the limit is ${maxBytes} bytes.` });
 
 export const decodeImagePayload = (
   field: string,
@@ -15,16 +32,13 @@ export const decodeImagePayload = (
   maxBytes: number,
 ): Effect.Effect<Uint8Array, InvalidImage | ImageTooLarge> =>
   Effect.suspend((): Effect.Effect<Uint8Array, InvalidImage | ImageTooLarge> => {
-    const text = payload.replace(DATA_URL, "").replace(/\s+/g, "");
+    const text = payload.replace(DATA_URL_PREFIX, "");
     if (text.length === 0) return Effect.fail(new InvalidImage({ message: `${field} is empty.` }));
-    const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
-    const decodedBytes = Math.floor((text.length * 3) / 4) - padding;
-    if (decodedBytes > maxBytes) {
-      return Effect.fail(new ImageTooLarge({ message: `${field} is ${decodedBytes} bytes; the limit is ${maxBytes} bytes.` }));
-    }
-    const standard = BASE64.test(text) && text.length % 4 === 0;
-    if (!standard && !BASE64URL.test(text)) {
-      return Effect.fail(new InvalidImage({ message: `${field} is not valid base64.` }));
-    }
-    return Effect.succeed(new Uint8Array(Buffer.from(text, standard ? "base64" : "base64url")));
+    // An upper bound of the decoded size: line breaks (3% of MIME base64) only make it smaller.
+    const atMost = Math.floor((unpadded(text).length * 3) / 4);
+    if (atMost > maxBytes * 1.03 + 4) return Effect.fail(tooLarge(field, atMost, maxBytes));
+    const bytes = decodeExact(text) ?? (/\s/.test(text) ? decodeExact(text.replace(/\s+/g, "")) : undefined);
+    if (!bytes) return Effect.fail(new InvalidImage({ message: `${field} is not valid base64.` }));
+    if (bytes.length > maxBytes) return Effect.fail(tooLarge(field, bytes.length, maxBytes));
+    return Effect.succeed(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   });

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pngBase64 } from "../support/images.ts";
+import { photoPng } from "../support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
 import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
       RATE_LIMIT_PER_MINUTE: "1000",
     },
   });
-  image = await pngBase64();
+  image = (await photoPng(96, 64)).toString("base64");
 });
 afterAll(async () => {
   await service?.stop();

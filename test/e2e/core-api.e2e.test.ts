@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pngBase64 } from "../support/images.ts";
+import { photoPng } from "../support/image-fixtures.ts";
 import { plainRequest } from "../support/https-client.ts";
 import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
 
@@ -11,7 +11,7 @@ let image: string;
 
 beforeAll(async () => {
   service = await startService({ env: { ENGINE_QUEUE_LENGTH: "100" } });
-  image = await pngBase64();
+  image = (await photoPng(96, 64)).toString("base64");
 });
 afterAll(async () => service?.stop());
 
@@ -182,6 +182,17 @@ describe("bad input gets the right 4xx with the error body, and uses no quota", 
     expect(missing.json.error.code).toBe("NOT_FOUND");
     const wrongMethod = await service.client.request("DELETE", "/api/generate", { key: keys[0]!.key });
     expect(wrongMethod.status).toBe(405);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("is served without a key and describes every operation", async () => {
+    const reply = await service.client.request("GET", "/api/openapi.json");
+    expect(reply.status).toBe(200);
+    expect(reply.json.openapi).toBe("3.1.0");
+    expect(Object.keys(reply.json.paths)).toEqual(expect.arrayContaining(["/generate", "/virtual-tryon", "/user/profile", "/templates"]));
+    expect(reply.json.servers[0].url).toBe(`https://127.0.0.1:${service.httpsPort}/api`);
+    expect(reply.headers["api-version"]).toBe(reply.json.info.version);
   });
 });
 

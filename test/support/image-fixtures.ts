@@ -129,3 +129,15 @@ export const pngBomb = (width = 30_000, height = 30_000): Buffer => {
     chunk("IEND", Buffer.alloc(0)),
   ]);
 };
+
+/** The scene squeezed into mid-tones: what auto-level and local contrast should open up. */
+export const dullJpeg = (width = 800, height = 600) =>
+  render(sceneSvg(width, height)).linear(0.45, 70).jpeg({ quality: 92 }).toBuffer();
+
+/** The scene with strong grain: what the denoiser should calm down. */
+export const noisyPng = async (width = 800, height = 600) => {
+  const noise = await sharp({ create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
+    .png()
+    .toBuffer();
+  return render(sceneSvg(width, height)).composite([{ input: noise, blend: "overlay" }]).png().toBuffer();
+};

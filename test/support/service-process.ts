@@ -18,6 +18,7 @@ export interface ServiceProcess {
   readonly env: Readonly<Record<string, string>>;
   readonly httpsPort: number;
   readonly httpPort: number;
+  readonly pid: number;
   readonly client: HttpsClient;
   readonly logs: () => string;
   readonly stop: (signal?: NodeJS.Signals) => Promise<void>;
@@ -28,37 +29,39 @@ export const makeDataDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "
 export const startService = async (options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> => {
   const dataDir = options.dataDir ?? makeDataDir();
   const env = { DATA_DIR: dataDir, PORT: "0", HTTP_PORT: "0", LOG_LEVEL: "info", ...options.env };
-  const child: ChildProcess = spawn(NODE, ["src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const listening = new Promise<{ httpsPort: number; httpPort: number }>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      for (const line of output.split("\n")) {
-        if (!line.includes('"listening"')) continue;
-        const entry = JSON.parse(line) as { httpsPort: number; httpPort: number };
-        resolve({ httpsPort: entry.httpsPort, httpPort: entry.httpPort });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`service exited with ${code} before listening:\n${output}`)));
-    setTimeout(() => reject(new Error(`service did not start within 60 s:\n${output}`)), 60_000).unref();
-  });
-  const ports = await listening;
+  // Logs go to a file, as they would to a log collector: nothing in this process has to drain a pipe.
+  const logPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "its-log-")), "service.log");
+  const log = fs.openSync(logPath, "a");
+  const child: ChildProcess = spawn(NODE, ["src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
+  fs.closeSync(log);
+  const logs = () => fs.readFileSync(logPath, "utf8");
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  const started = Date.now();
+  let ports: { httpsPort: number; httpPort: number } | undefined;
+  while (!ports) {
+    const line = logs().split("\n").find((l) => l.includes('"msg":"listening"'));
+    if (line) ports = JSON.parse(line) as { httpsPort: number; httpPort: number };
+    else if (exited) throw new Error(`service exited before listening:\n${logs()}`);
+    else if (Date.now() - started > 60_000) throw new Error(`service did not start within 60 s:\n${logs()}`);
+    else await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const ca = fs.readFileSync(path.join(dataDir, "tls", "self-signed-cert.pem"));
   const client = new HttpsClient(`https://127.0.0.1:${ports.httpsPort}`, ca);
   return {
     dataDir,
     env,
-    ...ports,
+    httpsPort: ports.httpsPort,
+    httpPort: ports.httpPort,
+    pid: child.pid!,
     client,
-    logs: () => output,
+    logs,
     stop: async (signal = "SIGTERM") => {
       client.close();
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+      if (exited) return;
+      const done = new Promise((resolve) => child.once("exit", resolve));
       child.kill(signal);
-      await exited;
+      await done;
     },
   };
 };
@@ -86,4 +89,10 @@ export const provisionAccount = async (env: Readonly<Record<string, string>>, pl
     made.push(JSON.parse(created.stdout) as { id: string; key: string });
   }
   return { accountId, keys: made };
+};
+
+/** Peak resident memory of a process so far (Linux VmHWM), in MiB. */
+export const peakRssMiB = (pid: number): number => {
+  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
 };

@@ -4,29 +4,34 @@ import type { Logger } from "pino";
 import type { Principal } from "../../application/authenticate.ts";
 import { generate } from "../../application/generate.ts";
 import { getProfile } from "../../application/profile.ts";
+import { virtualTryOn } from "../../application/virtual-tryon.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
-import { GenerateBody } from "./api-schemas.ts";
+import { GenerateBody, VirtualTryOnBody } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
 import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { authenticateKey } from "./middleware/authenticate-key.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { decodeBody } from "./request-body.ts";
 import { sendError } from "./respond.ts";
-import type { ResultLinks } from "./result-links.ts";
+import type { ResultUrlSigner } from "../results/signed-result-url.ts";
 
 export interface ApiRoutesOptions {
   readonly run: RunEffect<AppServices>;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
-  readonly resultLinks: ResultLinks;
+  readonly resultUrls: ResultUrlSigner;
+  /** Absolute origin of result URLs, e.g. https://api.example.com */
+  readonly publicBaseUrl: string;
   readonly openApiDocument: object;
 }
 
 /** The API under /api: public routes first, then the keyed ones behind authentication. */
 export const apiRoutes = (options: ApiRoutesOptions): Router => {
-  const { run, logger, resultLinks } = options;
+  const { run, logger, resultUrls } = options;
+  const resultUrlFor = (resultId: string, expiresAt: Date) =>
+    `${options.publicBaseUrl}/api/results/${encodeURIComponent(resultId)}?${resultUrls.sign(resultId, expiresAt)}`;
   const router = new Router({ prefix: "/api" });
   const keyed = authenticateKey(run, logger);
   const json = jsonBody(options.maxBodyBytes);
@@ -39,12 +44,10 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
 
   router.get("/results/:resultId", async (ctx) => {
     const resultId = ctx.params.resultId ?? "";
-    const expires = typeof ctx.query.expires === "string" ? ctx.query.expires : undefined;
-    const signature = typeof ctx.query.signature === "string" ? ctx.query.signature : undefined;
     const exit = await run(
       Effect.gen(function* () {
         const now = (yield* Clock).now();
-        const check = resultLinks.check(resultId, expires, signature, now);
+        const check = resultUrls.verify(resultId, ctx.querystring, now);
         if (check !== "ok") return check;
         return yield* (yield* ResultStore).get(resultId, now);
       }),
@@ -75,7 +78,7 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
       decodeBody(GenerateBody, ctx.request.body).pipe(Effect.flatMap((body) => generate(principalOf(ctx.state), body))),
       ({ requestId, value, processingTimeMs }) => ({
         requestId,
-        resultUrl: resultLinks.urlFor(value.resultId, value.expiresAt),
+        resultUrl: resultUrlFor(value.resultId, value.expiresAt),
         expiresAt: value.expiresAt.toISOString(),
         template: value.template,
         templateType: value.templateType,
@@ -83,6 +86,25 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
         width: value.width,
         height: value.height,
         bytes: value.bytes,
+        processingTime: processingTimeMs,
+      }),
+    ),
+  );
+
+  router.post("/virtual-tryon", keyed, json, (ctx) =>
+    respondWith(
+      ctx,
+      run,
+      logger,
+      decodeBody(VirtualTryOnBody, ctx.request.body).pipe(Effect.flatMap((body) => virtualTryOn(principalOf(ctx.state), body))),
+      ({ requestId, value, processingTimeMs }) => ({
+        requestId,
+        resultUrl: resultUrlFor(value.resultId, value.expiresAt),
+        expiresAt: value.expiresAt.toISOString(),
+        settings: value.settings,
+        format: value.format,
+        width: value.width,
+        height: value.height,
         processingTime: processingTimeMs,
       }),
     ),

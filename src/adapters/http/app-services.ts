@@ -1,5 +1,6 @@
 import type { KeyDirectory } from "../../application/key-directory.ts";
 import type { ServiceSettings } from "../../application/settings.ts";
+import type { StreamStateCache } from "../../application/stream-state-cache.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
@@ -9,6 +10,7 @@ import type { KeyProjection, UsageProjection } from "../../ports/projections.ts"
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
+import type { TryOnEngine } from "../../ports/tryon-engine.ts";
 
 /** Every service the HTTP adapter's use cases need; the composition root provides them all. */
 export type AppServices =
@@ -19,8 +21,10 @@ export type AppServices =
   | RateLimiter
   | KeyDirectory
   | ServiceSettings
+  | StreamStateCache
   | ImageInspector
   | ImageEngine
   | ResultStore
+  | TryOnEngine
   | UsageProjection
   | KeyProjection;

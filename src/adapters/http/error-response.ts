@@ -55,7 +55,12 @@ const BY_TAG: Readonly<Record<string, (error: Tagged) => ErrorResponse>> = {
     message: "A dependency of the service is unavailable; retry shortly.",
     headers: retryAfter(5),
   }),
-  UnusableInput: (e) => ({ status: 422, code: String(e.code), message: String(e.message) }),
+  UnusableTryOnInput: (e) => ({
+    status: 422,
+    code: String(e.code),
+    message: String(e.message),
+    details: [{ path: String(e.field), message: String(e.message) }],
+  }),
 };
 
 export const INTERNAL_ERROR: ErrorResponse = {

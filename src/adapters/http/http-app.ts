@@ -13,7 +13,6 @@ export interface HttpAppOptions extends ApiRoutesOptions {
   readonly logger: Logger;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-* and refuse requests that came in over HTTP. */
   readonly trustProxy: boolean;
-  readonly publicBaseUrl: string;
   /** OPERATOR_TOKEN: opens the audit API; undefined keeps it closed. */
   readonly operatorToken: string | undefined;
 }

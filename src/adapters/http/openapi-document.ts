@@ -1,6 +1,7 @@
 import { Schema } from "effect";
 import { PLAN_IDS } from "../../domain/plan.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
+import { DEFAULT_TRYON_SETTINGS, TRYON_SETTING_DESCRIPTIONS, TRYON_SETTING_NAMES, TRYON_SETTING_VALUES } from "../../domain/tryon-settings.ts";
 import { GenerateBody } from "./api-schemas.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
 import { auditPaths, operatorSecurityScheme } from "./openapi-audit.ts";
@@ -10,6 +11,24 @@ import { auditPaths, operatorSecurityScheme } from "./openapi-audit.ts";
  * Schemas that validate them, so the document cannot drift from what the server accepts.
  */
 const bodySchema = (schema: Schema.Top) => Schema.toJsonSchemaDocument(schema).schema;
+
+/** Each try-on setting: its allowed values, what each does, and the default. */
+const tryOnSettingsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: Object.fromEntries(
+    TRYON_SETTING_NAMES.map((name) => [
+      name,
+      {
+        enum: TRYON_SETTING_VALUES[name],
+        default: DEFAULT_TRYON_SETTINGS[name],
+        description: Object.entries(TRYON_SETTING_DESCRIPTIONS[name] as Readonly<Record<string, string>>)
+          .map(([value, what]) => `${value}: ${what}`)
+          .join("; "),
+      },
+    ]),
+  ),
+};
 
 const errorCodes = {
   400: "INVALID_REQUEST: malformed JSON, a missing or mistyped field, an unknown value (the message lists the allowed ones)",
@@ -99,6 +118,47 @@ export const openApiDocument = (publicBaseUrl: string) => ({
               width: { type: "integer" },
               height: { type: "integer" },
               bytes: { type: "integer" },
+              processingTime: { type: "number", description: "milliseconds" },
+            },
+          }),
+          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+        },
+      },
+    },
+    "/virtual-tryon": {
+      post: {
+        summary: "Dress the person in the garment (pro and enterprise plans)",
+        description:
+          "A deterministic garment transfer: body keypoints (MoveNet) and person segmentation find the torso, the garment is cut from its product shot, " +
+          "warped onto shoulders and torso with a thin-plate spline, shaded from the photo and composited. It cannot re-pose a body. " +
+          "Photos it cannot use get 422 NO_PERSON_DETECTED, MULTIPLE_PEOPLE or NO_GARMENT_DETECTED, and cost no quota. The result has the person image's size.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["personImage", "clothingImage"],
+                properties: {
+                  personImage: { type: "string", description: "base64 or data URL" },
+                  clothingImage: { type: "string", description: "base64 or data URL; a product shot on a plain or transparent background" },
+                  settings: tryOnSettingsSchema,
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          ...success("The composite, stored; settings echoes what was applied, defaults filled in", {
+            type: "object",
+            properties: {
+              requestId: { type: "string" },
+              resultUrl: { type: "string", format: "uri" },
+              expiresAt: { type: "string", format: "date-time" },
+              settings: tryOnSettingsSchema,
+              format: { enum: ["jpeg", "png"], description: "png (with alpha) when backgroundStyle is transparent" },
+              width: { type: "integer" },
+              height: { type: "integer" },
               processingTime: { type: "number", description: "milliseconds" },
             },
           }),

@@ -98,26 +98,37 @@ export const makeSharpImageEngine = (
             Effect.die(new Error(`template ${name}: ${what}`, { cause }));
 
         let mask: Effect.Success<ReturnType<PersonSegmenterShape["segment"]>> | undefined;
+        /** False once a step has cropped, padded or framed: a mask of the upload would no longer line up. */
+        let maskAligned = true;
         const context: StepContext<MaskError> = {
           personMask: (raster) =>
             Effect.gen(function* () {
-              if (raster.width !== image.width || raster.height !== image.height) {
-                return yield* defect("person-mask steps must come before steps that change the geometry")(undefined);
-              }
+              if (!maskAligned) return yield* defect("person-mask steps must come before crops, padding and margins")(undefined);
               mask ??= yield* segmenter.segment(image);
               const { width, height, alpha } = mask;
               if (width === raster.width && height === raster.height) return Buffer.from(alpha);
               return yield* Effect.promise(() =>
-                sharp(alpha, { raw: { width, height, channels: 1 } }).resize(raster.width, raster.height, { fit: "fill" }).raw().toBuffer(),
+                // extractChannel: sharp would otherwise write a one-band image out as three-band sRGB.
+                sharp(alpha, { raw: { width, height, channels: 1 } })
+                  .resize(raster.width, raster.height, { fit: "fill" })
+                  .extractChannel(0)
+                  .raw()
+                  .toBuffer(),
               );
             }),
         };
+        const track = (step: TemplateStep) => {
+          const reshapes = handlers[step.op].reshapes as ((step: TemplateStep) => boolean) | undefined;
+          if (reshapes?.(step)) maskAligned = false;
+        };
 
         const decoded = yield* decode(image, template.steps[0]);
+        template.steps.slice(0, decoded.consumed).forEach(track);
         let raster = decoded.raster;
         for (const step of template.steps.slice(decoded.consumed)) {
           const handler = handlers[step.op] as StepHandler<TemplateStep, MaskError>;
           raster = yield* execute(toRaster(yield* handler.run(raster, step, context)), defect(`step ${step.op} failed`));
+          track(step);
         }
 
         const { data, info } = yield* execute(

@@ -27,6 +27,11 @@ export interface StepHandler<S extends TemplateStep, E> {
    * they always see 8-bit sRGB.
    */
   readonly onDecode?: (decoding: Sharp, step: S) => Sharp;
+  /**
+   * Whether the step moves content relative to the frame (crop, padding, margins): after such a
+   * step a mask found on the upload no longer lines up. Scaling alone keeps it aligned.
+   */
+  readonly reshapes?: (step: S) => boolean;
 }
 
 export type StepHandlers<E> = { readonly [Op in TemplateStep["op"]]: StepHandler<Extract<TemplateStep, { op: Op }>, E> };
@@ -73,9 +78,10 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
       fit: step.fit,
       position: step.position === "centre" ? "centre" : sharp.strategy.attention,
       background: step.background ?? TRANSPARENT,
+      withoutEnlargement: step.enlarge === false,
     });
   return {
-    resize: { run: pure(resize), onDecode: resize },
+    resize: { run: pure(resize), onDecode: resize, reshapes: (step) => step.fit !== "inside" },
     grayscale: { run: pure((image) => image.recomb([[...LUMA], [...LUMA], [...LUMA]])) },
     recomb: { run: pure((image, step) => image.recomb([[...step.matrix[0]], [...step.matrix[1]], [...step.matrix[2]]])) },
     modulate: {
@@ -122,31 +128,31 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
       run: pure((image, step) =>
         image.extend({ top: step.top, right: step.right, bottom: step.bottom, left: step.left, background: step.colour }),
       ),
+      reshapes: () => true,
     },
     dropShadow: {
+      reshapes: () => true,
       run: (input, step) =>
         Effect.gen(function* () {
           const { margin, offset } = step;
           const width = input.width + 2 * margin;
           const height = input.height + 2 * margin;
           const subject = yield* toBuffer(open(input).ensureAlpha());
-          // The shadow is the subject's own silhouette, shifted, blurred and darkened.
+          // The shadow is the subject's own silhouette in black, shifted, then blurred in a
+          // pipeline of its own (sharp would blur before extending, cutting the shadow off).
           const silhouette = yield* toBuffer(
             sharp(subject.data, { raw: { width: input.width, height: input.height, channels: 4 } })
-              .extractChannel("alpha")
-              .extend({ top: margin + offset, left: margin + offset, bottom: margin - offset, right: margin - offset, background: "#000" })
-              .blur(step.blur)
-              .linear(step.opacity, 0),
+              .recomb([
+                [0, 0, 0, 0],
+                [0, 0, 0, 0],
+                [0, 0, 0, 0],
+                [0, 0, 0, step.opacity],
+              ])
+              .extend({ top: margin + offset, left: margin + offset, bottom: margin - offset, right: margin - offset, background: TRANSPARENT }),
           );
-          const shadow = yield* Effect.promise(() =>
-            sharp({ create: { width, height, channels: 3, background: "#000" } })
-              .joinChannel(silhouette.data, { raw: { width, height, channels: 1 } })
-              .raw()
-              .toBuffer(),
-          );
-          return sharp(shadow, { raw: { width, height, channels: 4 } }).composite([
-            { input: subject.data, raw: { width: input.width, height: input.height, channels: 4 }, left: margin, top: margin },
-          ]);
+          return sharp(silhouette.data, { raw: { width, height, channels: 4 } })
+            .blur(step.blur)
+            .composite([{ input: subject.data, raw: { width: input.width, height: input.height, channels: 4 }, left: margin, top: margin }]);
         }),
     },
     flatten: { run: pure((image, step) => image.flatten({ background: step.colour })) },

@@ -46,23 +46,25 @@ export const conv2d = (g: OnnxGraph, x: string, spec: Conv2dSpec): string => {
   return toNhwc(g, y);
 };
 
+type Dims4 = readonly [number, number, number, number];
+
 /** Reorders TensorFlow filter weights [kh, kw, in, out] (tfjs) to ONNX [out, in, kh, kw]. */
-export const hwioToOihw = (w: Float32Array, [kh, kw, cin, cout]: ReadonlyArray<number>): Float32Array => {
+export const hwioToOihw = (w: Float32Array, [kh, kw, cin, cout]: Dims4): Float32Array => {
   const out = new Float32Array(w.length);
-  for (let y = 0; y < kh!; y++)
-    for (let x = 0; x < kw!; x++)
-      for (let i = 0; i < cin!; i++)
-        for (let o = 0; o < cout!; o++) out[((o * cin! + i) * kh! + y) * kw! + x] = w[((y * kw! + x) * cin! + i) * cout! + o]!;
+  for (let y = 0; y < kh; y++)
+    for (let x = 0; x < kw; x++)
+      for (let i = 0; i < cin; i++)
+        for (let o = 0; o < cout; o++) out[((o * cin + i) * kh + y) * kw + x] = w[((y * kw + x) * cin + i) * cout + o]!;
   return out;
 };
 
 /** Reorders TensorFlow Lite filter weights [out, kh, kw, in] to ONNX [out, in, kh, kw]. */
-export const ohwiToOihw = (w: Float32Array, [cout, kh, kw, cin]: ReadonlyArray<number>): Float32Array => {
+export const ohwiToOihw = (w: Float32Array, [cout, kh, kw, cin]: Dims4): Float32Array => {
   const out = new Float32Array(w.length);
-  for (let o = 0; o < cout!; o++)
-    for (let y = 0; y < kh!; y++)
-      for (let x = 0; x < kw!; x++)
-        for (let i = 0; i < cin!; i++) out[((o * cin! + i) * kh! + y) * kw! + x] = w[((o * kh! + y) * kw! + x) * cin! + i]!;
+  for (let o = 0; o < cout; o++)
+    for (let y = 0; y < kh; y++)
+      for (let x = 0; x < kw; x++)
+        for (let i = 0; i < cin; i++) out[((o * cin + i) * kh + y) * kw + x] = w[((o * kh + y) * kw + x) * cin + i]!;
   return out;
 };
 

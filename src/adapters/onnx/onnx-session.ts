@@ -2,7 +2,9 @@ import ort from "onnxruntime-node";
 
 /**
  * Sessions for the CPU provider, sized for this service's machines: one request at a time per
- * engine, so one inference may use every core.
+ * engine, so one inference may use every core. Image sizes vary per request, so the arena and
+ * memory-pattern caches (which keep the largest shapes seen) are off: memory follows the
+ * request in hand instead of ratcheting up.
  */
 export const createSession = (model: Uint8Array, threads: number): Promise<ort.InferenceSession> =>
   ort.InferenceSession.create(model, {
@@ -10,6 +12,8 @@ export const createSession = (model: Uint8Array, threads: number): Promise<ort.I
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: "all",
+    enableCpuMemArena: false,
+    enableMemPattern: false,
   });
 
 export const runSingle = async (session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Promise<ort.Tensor> => {

@@ -56,10 +56,10 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
     const padding = text(n.attr?.["padding"]);
     if (padding !== "SAME" && padding !== "VALID") throw new Error(`${n.name}: padding ${padding}`);
     // Depthwise filters [kh, kw, C, m] are grouped-convolution weights [C·m, 1, kh, kw].
-    const weight = depthwise ? hwioToOihw(filter.data as Float32Array, [kh, kw, 1, cin * cout]) : hwioToOihw(filter.data as Float32Array, filter.shape);
+    const weight = depthwise ? hwioToOihw(filter.data as Float32Array, [kh, kw, 1, cin * cout]) : hwioToOihw(filter.data as Float32Array, [kh, kw, cin, cout]);
     const dims: [number, number, number, number] = depthwise ? [cin * cout, 1, kh, kw] : [cout, cin, kh, kw];
     const fusedOps = (n.attr?.["fused_ops"]?.list?.s ?? []).map((s) => Buffer.from(s, "base64").toString("utf8"));
-    const inputs = [toNchw(g, ref(arg(n, 0))), g.constant(dims, Float32Array.from(weight))];
+    const inputs = [toNchw(g, ref(arg(n, 0))), g.constant(dims, weight)];
     if (fusedOps[0] === "BiasAdd") inputs.push(ref(arg(n, 2)));
     else if (fusedOps.length > 0) throw new Error(`${n.name}: fused ops ${fusedOps.join(",")}`);
     const y = g.node("Conv", inputs, {

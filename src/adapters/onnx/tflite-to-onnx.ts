@@ -76,7 +76,7 @@ export const tfliteToOnnx = (model: TfliteModel): Uint8Array => {
         const [cout, kh, kw, cin] = tensor(w).shape as [number, number, number, number];
         const shape = tensor(x).shape;
         const y = conv2d(g, ref(x), {
-          weight: ohwiToOihw(floats(w), tensor(w).shape),
+          weight: ohwiToOihw(floats(w), [cout, kh, kw, cin]),
           weightDims: [cout, cin, kh, kw],
           bias: op.inputs[2] !== undefined && op.inputs[2] >= 0 ? floats(op.inputs[2]) : undefined,
           strides: [o?.int32(2, 1) ?? 1, o?.int32(1, 1) ?? 1],
@@ -169,7 +169,8 @@ export const tfliteToOnnx = (model: TfliteModel): Uint8Array => {
       }
       case "Convolution2DTransposeBias": {
         // MediaPipe's custom op: options are TfLiteTransposeConvParams {padding, stride_w, stride_h}.
-        const params = new DataView(op.customOptions!.slice().buffer);
+        if (op.customOptions === undefined) throw new Error("Convolution2DTransposeBias without options");
+        const params = new DataView(op.customOptions.slice().buffer);
         const strideW = params.getInt32(4, true);
         const strideH = params.getInt32(8, true);
         const w = at(op.inputs, 1);

@@ -1,78 +1,128 @@
-import fs from "node:fs/promises";
-import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { Effect, Layer, Option } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { ResultStore, type ResultStoreShape } from "../../ports/result-store.ts";
+import { ResultStore, type ResultStoreShape, type StoredResult } from "../../ports/result-store.ts";
+import { isSafeResultId } from "./result-id.ts";
+
+export interface FilesystemResultStoreOptions {
+  /** Where results live, e.g. `${DATA_DIR}/results`; created if missing. */
+  readonly directory: string;
+}
 
 /**
- * Results as files under one directory: `<id>.bin` with the bytes and `<id>.json` with the
- * content type and expiry. Ids are checked against a strict pattern, so no path can escape.
- * The bytes are written under a temporary name and renamed, so a reader never sees half a file.
+ * One file per result: a JSON header line (content type, expiry), then the bytes. Written to a
+ * temporary name and renamed, so a reader sees a whole result or none, and there is never a
+ * payload without its metadata. Files sit in 256 subdirectories named by the id's first two
+ * characters, so no directory grows huge.
  */
-const SAFE_ID = /^[A-Za-z0-9-]{8,64}$/;
-
-interface Meta {
+interface Header {
   readonly contentType: string;
   readonly expiresAt: string;
 }
 
-const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "result store (filesystem)", cause });
+const SUFFIX = ".result";
+const TEMP = ".tmp";
+/** A temporary file this old was left by a crash mid-write. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+/** Enough to hold any header: content types are short. */
+const HEADER_MAX = 1024;
 
-export const makeFilesystemResultStore = async (directory: string): Promise<ResultStoreShape> => {
-  await fs.mkdir(directory, { recursive: true });
-  const file = (resultId: string, ext: "bin" | "json") => path.join(directory, `${resultId}.${ext}`);
-  const readMeta = async (resultId: string): Promise<Meta | undefined> => {
+const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "result-store", cause });
+
+const io = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: unavailable });
+
+const isMissing = (cause: unknown) => (cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+
+const parse = (file: Buffer): { header: Header; body: Buffer } | undefined => {
+  const newline = file.indexOf(0x0a);
+  if (newline < 0) return undefined;
+  const header = JSON.parse(file.subarray(0, newline).toString("utf8")) as Header;
+  return { header, body: file.subarray(newline + 1) };
+};
+
+export const makeFilesystemResultStore = (options: FilesystemResultStoreOptions): ResultStoreShape => {
+  const shard = (resultId: string) => join(options.directory, resultId.slice(0, 2).toLowerCase());
+  const pathOf = (resultId: string) => join(shard(resultId), resultId + SUFFIX);
+
+  const readHeader = async (path: string): Promise<Header | undefined> => {
+    const handle = await open(path, "r");
     try {
-      return JSON.parse(await fs.readFile(file(resultId, "json"), "utf8")) as Meta;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEADER_MAX), 0, HEADER_MAX, 0);
+      return parse(buffer.subarray(0, bytesRead))?.header;
+    } finally {
+      await handle.close();
     }
   };
-  const remove = (resultId: string) => Promise.all([fs.rm(file(resultId, "bin"), { force: true }), fs.rm(file(resultId, "json"), { force: true })]);
 
   return {
-    put: ({ resultId, bytes, contentType, expiresAt }) =>
-      Effect.tryPromise({
-        try: async () => {
-          if (!SAFE_ID.test(resultId)) throw new RangeError(`unsafe result id ${resultId}`);
-          const temporary = file(`${resultId}.tmp`, "bin");
-          await fs.writeFile(temporary, bytes);
-          await fs.rename(temporary, file(resultId, "bin"));
-          await fs.writeFile(file(resultId, "json"), JSON.stringify({ contentType, expiresAt: expiresAt.toISOString() } satisfies Meta));
-        },
-        catch: unavailable,
-      }),
-    get: (resultId, now) =>
-      Effect.tryPromise({
-        try: async () => {
-          if (!SAFE_ID.test(resultId)) return Option.none();
-          const meta = await readMeta(resultId);
-          if (!meta || Date.parse(meta.expiresAt) <= now.getTime()) return Option.none();
-          const bytes = await fs.readFile(file(resultId, "bin"));
-          return Option.some({ bytes: new Uint8Array(bytes), contentType: meta.contentType, expiresAt: new Date(meta.expiresAt) });
-        },
-        catch: unavailable,
-      }),
+    put: ({ resultId, bytes, contentType, expiresAt }) => {
+      if (!isSafeResultId(resultId)) return Effect.die(new Error(`unsafe result id ${JSON.stringify(resultId)}`));
+      return io(async () => {
+        const header: Header = { contentType, expiresAt: expiresAt.toISOString() };
+        const target = pathOf(resultId);
+        const temp = `${target}.${randomUUID()}${TEMP}`;
+        await mkdir(shard(resultId), { recursive: true });
+        await writeFile(temp, Buffer.concat([Buffer.from(JSON.stringify(header) + "\n", "utf8"), bytes]), { flag: "wx" });
+        await rename(temp, target);
+      });
+    },
+
+    get: (resultId, now) => {
+      if (!isSafeResultId(resultId)) return Effect.succeed(Option.none());
+      return io(async (): Promise<Option.Option<StoredResult>> => {
+        let file: Buffer;
+        try {
+          file = await readFile(pathOf(resultId));
+        } catch (cause) {
+          if (isMissing(cause)) return Option.none();
+          throw cause;
+        }
+        const parsed = parse(file);
+        if (!parsed) return Option.none();
+        const expiresAt = new Date(parsed.header.expiresAt);
+        if (expiresAt <= now) return Option.none();
+        return Option.some({ bytes: new Uint8Array(parsed.body), contentType: parsed.header.contentType, expiresAt });
+      });
+    },
+
     deleteExpired: (now) =>
-      Effect.tryPromise({
-        try: async () => {
-          let deleted = 0;
-          for (const name of await fs.readdir(directory)) {
-            if (!name.endsWith(".json")) continue;
-            const resultId = name.slice(0, -".json".length);
-            const meta = await readMeta(resultId);
-            if (meta && Date.parse(meta.expiresAt) <= now.getTime()) {
-              await remove(resultId);
-              deleted++;
+      io(async () => {
+        let deleted = 0;
+        const shards = await readdir(options.directory, { withFileTypes: true }).catch((cause: unknown) => {
+          if (isMissing(cause)) return [];
+          throw cause;
+        });
+        for (const dir of shards.filter((entry) => entry.isDirectory())) {
+          const directory = join(options.directory, dir.name);
+          for (const name of await readdir(directory)) {
+            const path = join(directory, name);
+            // Another deleter, or a put replacing the file, may win the race: a vanished file is no error.
+            try {
+              if (name.endsWith(SUFFIX)) {
+                const header = await readHeader(path);
+                if (header && new Date(header.expiresAt) <= now) {
+                  await rm(path);
+                  deleted += 1;
+                }
+              } else if (name.endsWith(TEMP) && now.getTime() - (await stat(path)).mtimeMs > STALE_TEMP_MS) {
+                await rm(path);
+              }
+            } catch (cause) {
+              if (!isMissing(cause)) throw cause;
             }
           }
-          return deleted;
-        },
-        catch: unavailable,
+        }
+        return deleted;
       }),
   };
 };
 
-export const filesystemResultStoreLayer = (options: { readonly directory: string }) =>
-  Layer.effect(ResultStore)(Effect.tryPromise({ try: () => makeFilesystemResultStore(options.directory), catch: unavailable }));
+export const filesystemResultStoreLayer = (options: FilesystemResultStoreOptions) =>
+  Layer.effect(ResultStore)(
+    Effect.as(
+      io(() => mkdir(options.directory, { recursive: true })),
+      makeFilesystemResultStore(options),
+    ),
+  );

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
 import { Layer } from "effect";
 import { SecretHasher } from "../../ports/secret-hasher.ts";
 
@@ -9,7 +9,9 @@ import { SecretHasher } from "../../ports/secret-hasher.ts";
 const PREFIX = "hmac-sha256:";
 
 export const hmacSecretHasher = (key: Buffer) => {
-  const digest = (secret: string): Buffer => createHmac("sha256", key).update(secret).digest();
+  // A KeyObject made once: a raw Buffer key is re-imported on every createHmac call.
+  const keyObject = createSecretKey(key);
+  const digest = (secret: string): Buffer => createHmac("sha256", keyObject).update(secret).digest();
   return Layer.succeed(SecretHasher)({
     hash: (secret) => PREFIX + digest(secret).toString("base64url"),
     verify: (secret, stored) => {

@@ -1,4 +1,5 @@
 import ort from "onnxruntime-node";
+import sharp from "sharp";
 import type { RawImage } from "../imaging/raw-image.ts";
 import { resizeRaw } from "../imaging/raw-image.ts";
 import { readPackagedModelFile, SELFIE_SEGMENTATION_TFLITE } from "../models/packaged-models.ts";
@@ -7,10 +8,18 @@ import { readTfliteModel } from "../onnx/tflite-model.ts";
 import { tfliteToOnnx } from "../onnx/tflite-to-onnx.ts";
 
 /** MediaPipe's general selfie segmentation (256×256, RGB in [0, 1]), converted to ONNX at load. */
-export const SEGMENTATION_SIZE = 256;
+const INPUT = 256;
 
-/** Person probability in [0, 1], SEGMENTATION_SIZE² values, row-major, over the whole (stretched) image. */
-export type ProbabilityMap = Float32Array;
+/**
+ * Person probability in [0, 1], row-major, over the whole image at the model's resolution: the
+ * image is letterboxed into the model's square (stretching it misleads the model), and the
+ * padding is cut off again here, so `width`/`height` keep the image's aspect ratio.
+ */
+export interface ProbabilityMap {
+  readonly values: Float32Array;
+  readonly width: number;
+  readonly height: number;
+}
 
 export interface SelfieSegmentationModel {
   readonly probabilities: (image: RawImage) => Promise<ProbabilityMap>;
@@ -22,19 +31,30 @@ export const loadSelfieSegmentation = async (threads: number): Promise<SelfieSeg
   const inputName = session.inputNames[0] ?? "input_1";
   return {
     probabilities: async (image) => {
-      const small = await resizeRaw(image.data, image.width, image.height, image.channels, { width: SEGMENTATION_SIZE, height: SEGMENTATION_SIZE });
-      const pixels = SEGMENTATION_SIZE * SEGMENTATION_SIZE;
-      const input = new Float32Array(pixels * 3);
-      for (let i = 0; i < pixels; i++)
-        for (let c = 0; c < 3; c++) input[3 * i + c] = small[image.channels * i + c]! / 255;
-      const out = await runSingle(session, { [inputName]: new ort.Tensor("float32", input, [1, SEGMENTATION_SIZE, SEGMENTATION_SIZE, 3]) });
-      return out.data as Float32Array;
+      const scale = INPUT / Math.max(image.width, image.height);
+      const width = Math.max(1, Math.round(image.width * scale));
+      const height = Math.max(1, Math.round(image.height * scale));
+      const left = Math.floor((INPUT - width) / 2);
+      const top = Math.floor((INPUT - height) / 2);
+      const square = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+        .removeAlpha()
+        .resize(width, height, { fit: "fill", kernel: "linear" })
+        .extend({ left, top, right: INPUT - width - left, bottom: INPUT - height - top, background: { r: 0, g: 0, b: 0 } })
+        .raw()
+        .toBuffer();
+      const input = new Float32Array(square.length);
+      for (let i = 0; i < square.length; i++) input[i] = square[i]! / 255;
+      const out = await runSingle(session, { [inputName]: new ort.Tensor("float32", input, [1, INPUT, INPUT, 3]) });
+      const all = out.data as Float32Array;
+      const values = new Float32Array(width * height);
+      for (let y = 0; y < height; y++) values.set(all.subarray((top + y) * INPUT + left, (top + y) * INPUT + left + width), y * width);
+      return { values, width, height };
     },
   };
 };
 
 /** Scales a probability map to an image's size as alpha bytes (0 background … 255 person). */
 export const probabilitiesToAlpha = async (map: ProbabilityMap, width: number, height: number): Promise<Uint8Array> => {
-  const bytes = Uint8Array.from(map, (p) => Math.round(Math.min(1, Math.max(0, p)) * 255));
-  return resizeRaw(bytes, SEGMENTATION_SIZE, SEGMENTATION_SIZE, 1, { width, height });
+  const bytes = Uint8Array.from(map.values, (p) => Math.round(Math.min(1, Math.max(0, p)) * 255));
+  return resizeRaw(bytes, map.width, map.height, 1, { width, height });
 };

@@ -1,0 +1,118 @@
+import { availableParallelism } from "node:os";
+import { pathToFileURL } from "node:url";
+import { Effect, Layer } from "effect";
+import sharp from "sharp";
+import { boundedImageEngineLayer } from "../src/adapters/image/bounded-image-engine.ts";
+import { sharpImageEngineLayer } from "../src/adapters/image/sharp-image-engine.ts";
+import { sharpImageInspectorLayer } from "../src/adapters/image/sharp-image-inspector.ts";
+import { findTemplate } from "../src/domain/template-catalog.ts";
+import { DependencyUnavailable } from "../src/ports/errors.ts";
+import { ImageEngine } from "../src/ports/image-engine.ts";
+import { ImageInspector } from "../src/ports/image-inspector.ts";
+import { PersonSegmenter } from "../src/ports/person-segmenter.ts";
+
+/**
+ * The in-process baseline for POST /generate: inspect + render of `social/instagram-square` on a
+ * 3000×2000 JPEG, through the same engine stack the service wires (bounded queue over sharp), with
+ * a fixed number of requests in flight. The HTTPS benchmark divides its throughput by this one,
+ * measured in the same run, so that the ratio is the cost of everything around the engine.
+ */
+
+export interface EngineBaselineOptions {
+  /** Requests in flight; default 2 × cores. */
+  readonly concurrency?: number;
+  /** Measured time after warm-up; default 10 s. */
+  readonly durationMs?: number;
+  readonly warmupMs?: number;
+}
+
+export interface EngineBaseline {
+  readonly template: string;
+  readonly input: { readonly width: number; readonly height: number; readonly bytes: number };
+  readonly concurrency: number;
+  readonly completed: number;
+  readonly elapsedMs: number;
+  readonly perSecond: number;
+  readonly latencyMs: { readonly p50: number; readonly p95: number; readonly max: number };
+}
+
+export const BENCH_TEMPLATE = { templateType: "social", template: "instagram-square" } as const;
+
+/** The request image: a photo-like 3000×2000 JPEG (gradient, shapes, grain), about 2-3 MB. */
+export const makeBenchJpeg = async (width = 3000, height = 2000): Promise<Buffer> => {
+  const scene = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#3a6ea5"/>
+    <stop offset="0.5" stop-color="#c0a060"/><stop offset="1" stop-color="#a03030"/></linearGradient></defs>
+    <rect width="100%" height="100%" fill="url(#g)"/>
+    <circle cx="${width * 0.65}" cy="${height * 0.4}" r="${height * 0.2}" fill="#e8b890"/>
+    <rect x="${width * 0.1}" y="${height * 0.55}" width="${width * 0.3}" height="${height * 0.35}" fill="#208040"/></svg>`);
+  const grain = await sharp({ create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 18 } } })
+    .png()
+    .toBuffer();
+  return sharp(scene).composite([{ input: grain, blend: "overlay" }]).jpeg({ quality: 90 }).toBuffer();
+};
+
+/** The benchmark template needs no mask: a segmenter that is never called stands in. */
+const noSegmenter = Layer.succeed(PersonSegmenter)({
+  segment: () => Effect.fail(new DependencyUnavailable({ dependency: "person-segmenter (not used by this benchmark)" })),
+});
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+
+export const measureEngineBaseline = async (options: EngineBaselineOptions = {}): Promise<EngineBaseline> => {
+  const concurrency = options.concurrency ?? 2 * availableParallelism();
+  const durationMs = options.durationMs ?? 10_000;
+  const warmupMs = options.warmupMs ?? 2_000;
+  const lookup = findTemplate(BENCH_TEMPLATE.templateType, BENCH_TEMPLATE.template);
+  if (!lookup.found) throw new Error("benchmark template missing from the catalog");
+  const template = lookup.template;
+  const bytes = await makeBenchJpeg();
+
+  const layer = Layer.mergeAll(
+    sharpImageInspectorLayer(),
+    boundedImageEngineLayer({ maxQueue: concurrency }).pipe(Layer.provide(sharpImageEngineLayer()), Layer.provide(noSegmenter)),
+  );
+
+  const program = Effect.gen(function* () {
+    const inspector = yield* ImageInspector;
+    const engine = yield* ImageEngine;
+    const generate = Effect.flatMap(inspector.inspect(bytes), (image) => engine.render(image, template));
+
+    /** Keeps `concurrency` requests in flight until `until`; returns each one's latency. */
+    const load = (until: number) =>
+      Effect.promise(async () => {
+        const latencies: Array<number> = [];
+        const worker = async () => {
+          while (performance.now() < until) {
+            const started = performance.now();
+            await Effect.runPromise(generate);
+            latencies.push(performance.now() - started);
+          }
+        };
+        await Promise.all(Array.from({ length: concurrency }, worker));
+        return latencies;
+      });
+
+    yield* load(performance.now() + warmupMs);
+    const started = performance.now();
+    const latencies = yield* load(started + durationMs);
+    const elapsedMs = performance.now() - started;
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const baseline: EngineBaseline = {
+      template: `${template.templateType}/${template.template}`,
+      input: { width: 3000, height: 2000, bytes: bytes.length },
+      concurrency,
+      completed: latencies.length,
+      elapsedMs: Math.round(elapsedMs),
+      perSecond: Number(((latencies.length * 1000) / elapsedMs).toFixed(2)),
+      latencyMs: { p50: Math.round(percentile(sorted, 0.5)), p95: Math.round(percentile(sorted, 0.95)), max: Math.round(sorted.at(-1) ?? 0) },
+    };
+    return baseline;
+  });
+
+  return Effect.runPromise(program.pipe(Effect.provide(layer)));
+};
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  console.log(JSON.stringify(await measureEngineBaseline(), null, 2));
+}

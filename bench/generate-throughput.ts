@@ -1,0 +1,43 @@
+import { availableParallelism } from "node:os";
+import fs from "node:fs";
+import path from "node:path";
+import autocannon from "autocannon";
+import { BENCH_TEMPLATE, makeBenchJpeg, measureEngineBaseline } from "./generate-engine.ts";
+import { peakRssMiB, provisionAccount, startService } from "../test/support/service-process.ts";
+
+/**
+ * POST /api/generate (social/instagram-square, 3000×2000 JPEG) through the whole HTTPS API at
+ * concurrency 2 × cores, divided by the same sharp pipeline called in-process, in one run.
+ * Also reports the service's peak RSS under that load.
+ * Usage: node bench/generate-throughput.ts [seconds per run, default 15]
+ */
+const seconds = Number(process.argv[2] ?? 15);
+const concurrency = 2 * availableParallelism();
+
+const baseline = await measureEngineBaseline({ concurrency, durationMs: seconds * 1000 });
+
+const service = await startService({ env: { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_PER_MINUTE: "1000000000" } });
+const { keys } = await provisionAccount(service.env, "enterprise");
+const body = JSON.stringify({ image: (await makeBenchJpeg()).toString("base64"), ...BENCH_TEMPLATE });
+const run = (duration: number) =>
+  autocannon({
+    url: `https://127.0.0.1:${service.httpsPort}/api/generate`,
+    method: "POST",
+    headers: { Authorization: `Bearer ${keys[0]!.key}`, "Content-Type": "application/json" },
+    body,
+    connections: concurrency,
+    duration,
+    tlsOptions: { ca: fs.readFileSync(path.join(service.dataDir, "tls", "self-signed-cert.pem")) },
+  });
+await run(3);
+const https = await run(seconds);
+const peak = peakRssMiB(service.pid);
+await service.stop();
+
+const httpsPerSecond = https.requests.total / (https.duration || seconds);
+console.log(`POST /api/generate ${BENCH_TEMPLATE.templateType}/${BENCH_TEMPLATE.template}, 3000×2000 JPEG (${baseline.input.bytes} bytes), concurrency ${concurrency}`);
+console.table([
+  { path: "in-process (inspect + render)", "per s": baseline.perSecond, "p50 ms": baseline.latencyMs.p50, "p95 ms": baseline.latencyMs.p95, non2xx: 0 },
+  { path: "HTTPS API (whole stack)", "per s": Number(httpsPerSecond.toFixed(2)), "p50 ms": https.latency.p50, "p95 ms": https.latency.p97_5, non2xx: https.non2xx },
+]);
+console.log(`ratio HTTPS/in-process = ${(httpsPerSecond / baseline.perSecond).toFixed(3)} (goal ≥ 0.85); service peak RSS ${peak.toFixed(0)} MiB`);

@@ -1,0 +1,47 @@
+import { Effect, Layer } from "effect";
+import { DependencyUnavailable, InvalidImage } from "../../ports/errors.ts";
+import { TryOnEngine, UnusableTryOnInput } from "../../ports/tryon-engine.ts";
+import { makeEngineCapacity } from "../engine-capacity.ts";
+import { loadTryOnPipeline } from "./tryon-pipeline.ts";
+
+export interface OnnxTryOnEngineOptions {
+  /** onnxruntime intra-op threads per inference (default 2: this service's machines have 2 cores). */
+  readonly threads?: number;
+  /** Requests allowed to wait while one runs; beyond that, EngineBusy (default 4). */
+  readonly maxWaiting?: number;
+  /** Deadline per request, waiting included (default 30 s). */
+  readonly deadlineMs?: number;
+}
+
+/**
+ * The try-on engine: MoveNet, selfie segmentation and the warp/compositing graphs on
+ * onnxruntime-node. Models are verified, converted and warmed while the layer is built. One
+ * try-on runs at a time (each already uses every core) behind the shared bounded work queue;
+ * an inference under way when its deadline passes cannot be cut short and keeps its slot.
+ */
+export const OnnxTryOnEngineLive = (options: OnnxTryOnEngineOptions = {}) =>
+  Layer.effect(TryOnEngine)(
+    Effect.gen(function* () {
+      const pipeline = yield* Effect.tryPromise({
+        try: async () => {
+          const loaded = await loadTryOnPipeline(options.threads ?? 2);
+          await loaded.warmUp();
+          return loaded;
+        },
+        catch: (cause) => new DependencyUnavailable({ dependency: "try-on models", cause }),
+      });
+      const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: options.maxWaiting ?? 4, deadlineMs: options.deadlineMs ?? 30_000 });
+
+      return {
+        tryOn: ({ person, clothing, settings }) =>
+          Effect.gen(function* () {
+            const outcome = yield* capacity.run(Effect.promise(() => pipeline.run(person.bytes, clothing.bytes, settings)));
+            if (outcome.ok) {
+              return { image: outcome.image, settings, detection: { keypoints: outcome.keypoints, torso: outcome.torso } };
+            }
+            if (outcome.code === "UNDECODABLE") return yield* new InvalidImage({ message: outcome.message });
+            return yield* new UnusableTryOnInput({ code: outcome.code, field: outcome.field, message: outcome.message });
+          }),
+      };
+    }),
+  );

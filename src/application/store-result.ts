@@ -1,0 +1,20 @@
+import { Effect } from "effect";
+import { Clock } from "../ports/clock.ts";
+import { Ids } from "../ports/ids.ts";
+import type { RenderedImage } from "../ports/image.ts";
+import { ResultStore } from "../ports/result-store.ts";
+import { ServiceSettings } from "./settings.ts";
+
+/** Keeps a rendered result for the configured time; the HTTP adapter turns the id into a signed URL. */
+export const storeResult = (image: RenderedImage) =>
+  Effect.gen(function* () {
+    const resultId = (yield* Ids).uuid();
+    const expiresAt = new Date((yield* Clock).now().getTime() + (yield* ServiceSettings).resultTtlMs);
+    yield* (yield* ResultStore).put({ resultId, bytes: image.bytes, contentType: image.contentType, expiresAt });
+    return {
+      resultId,
+      expiresAt,
+      /** What the audit trail records of the result. */
+      output: { resultId, format: image.format, width: String(image.width), height: String(image.height), bytes: String(image.bytes.byteLength) },
+    };
+  });

@@ -1,0 +1,106 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Effect, Exit, type Layer, Option } from "effect";
+import { afterAll, describe, expect, it } from "vitest";
+import { filesystemResultStoreLayer } from "../../src/adapters/results/filesystem-result-store.ts";
+import { inMemoryResultStoreLayer } from "../../src/adapters/results/in-memory-result-store.ts";
+import type { DependencyUnavailable } from "../../src/ports/errors.ts";
+import { ResultStore } from "../../src/ports/result-store.ts";
+
+const T0 = new Date("2026-11-10T12:00:00.000Z");
+const later = (ms: number) => new Date(T0.getTime() + ms);
+const HOUR = 3_600_000;
+
+/** The behaviour every ResultStore adapter must have. `layer` gives a fresh, empty store each call. */
+export const resultStoreContract = (name: string, layer: () => Promise<Layer.Layer<ResultStore, DependencyUnavailable>>) =>
+  describe(`ResultStore contract: ${name}`, () => {
+    const run = async <A, E>(program: Effect.Effect<A, E, ResultStore>) => Effect.runPromise(program.pipe(Effect.provide(await layer())));
+    const put = (resultId: string, bytes: Uint8Array, expiresAt = later(HOUR), contentType = "image/png") =>
+      Effect.gen(function* () {
+        yield* (yield* ResultStore).put({ resultId, bytes, contentType, expiresAt });
+      });
+    const get = (resultId: string, now = T0) =>
+      Effect.gen(function* () {
+        return yield* (yield* ResultStore).get(resultId, now);
+      });
+
+    it("returns what was put: bytes, content type and expiry", async () => {
+      const id = randomUUID();
+      const bytes = randomBytes(1_000_000);
+      const found = await run(Effect.andThen(put(id, bytes, later(HOUR), "image/webp"), get(id)));
+      expect(Option.isSome(found)).toBe(true);
+      const result = Option.getOrThrow(found);
+      expect(Buffer.from(result.bytes).equals(bytes)).toBe(true);
+      expect(result.contentType).toBe("image/webp");
+      expect(result.expiresAt.toISOString()).toBe(later(HOUR).toISOString());
+    });
+
+    it("keeps empty results", async () => {
+      const id = randomUUID();
+      const found = await run(Effect.andThen(put(id, new Uint8Array(0)), get(id)));
+      expect(Option.getOrThrow(found).bytes.length).toBe(0);
+    });
+
+    it("knows nothing of an id that was never put", async () => {
+      expect(Option.isNone(await run(get(randomUUID())))).toBe(true);
+    });
+
+    it("stops returning a result at its expiry", async () => {
+      const id = randomUUID();
+      const program = Effect.gen(function* () {
+        yield* put(id, new Uint8Array([1, 2, 3]), later(HOUR));
+        return [yield* get(id, later(HOUR - 1)), yield* get(id, later(HOUR)), yield* get(id, later(2 * HOUR))];
+      });
+      expect((await run(program)).map(Option.isSome)).toEqual([true, false, false]);
+    });
+
+    it("replaces a result put again under the same id", async () => {
+      const id = randomUUID();
+      const found = await run(Effect.andThen(Effect.andThen(put(id, new Uint8Array([1])), put(id, new Uint8Array([2]))), get(id)));
+      expect([...Option.getOrThrow(found).bytes]).toEqual([2]);
+    });
+
+    it("deletes expired results only, and says how many", async () => {
+      const [gone1, gone2, kept] = [randomUUID(), randomUUID(), randomUUID()];
+      const program = Effect.gen(function* () {
+        const store = yield* ResultStore;
+        yield* put(gone1, new Uint8Array([1]), later(HOUR));
+        yield* put(gone2, new Uint8Array([2]), later(2 * HOUR));
+        yield* put(kept, new Uint8Array([3]), later(3 * HOUR));
+        const deleted = yield* store.deleteExpired(later(2 * HOUR));
+        const again = yield* store.deleteExpired(later(2 * HOUR));
+        // Asked as of an earlier time, a deleted result stays gone; the other one is still there.
+        return { deleted, again, gone1: yield* get(gone1), gone2: yield* get(gone2), kept: yield* get(kept) };
+      });
+      const outcome = await run(program);
+      expect([outcome.deleted, outcome.again]).toEqual([2, 0]);
+      expect([outcome.gone1, outcome.gone2, outcome.kept].map(Option.isSome)).toEqual([false, false, true]);
+    });
+
+    it.each(["../../../etc/passwd", "..", "a/b/c/d/e/f", "abc\0defgh", "/etc/passwd", "..%2F..%2Fetc", "short", "x".repeat(300)])(
+      "treats the unsafe id %j as unknown",
+      async (id) => {
+        expect(Option.isNone(await run(get(id)))).toBe(true);
+      },
+    );
+
+    it("refuses to store under an unsafe id (a fault of the caller, not of the store)", async () => {
+      const exit = await (async () => Effect.runPromiseExit(put("../escape-attempt", new Uint8Array([1])).pipe(Effect.provide(await layer()))))();
+      expect(Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die")).toBe(true);
+    });
+  });
+
+const directories: Array<string> = [];
+afterAll(async () => {
+  await Promise.all(directories.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+resultStoreContract("in memory", async () => inMemoryResultStoreLayer());
+
+resultStoreContract("filesystem", async () => {
+  const directory = await mkdtemp(join(tmpdir(), "result-store-"));
+  directories.push(directory);
+  return filesystemResultStoreLayer({ directory: join(directory, "results") });
+});

@@ -1,0 +1,71 @@
+import { Effect, type Layer } from "effect";
+import { beforeAll, describe, expect, it } from "vitest";
+import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
+import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
+import type { ValidatedImage } from "../../src/ports/image.ts";
+import { TryOnEngine, type TryOnEngineShape } from "../../src/ports/tryon-engine.ts";
+import { validated } from "../fixtures/tryon/image-metrics.ts";
+import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
+
+/** What every TryOnEngine adapter must do, whatever its models. */
+const tryOnEngineContract = (name: string, layer: Layer.Layer<TryOnEngine, unknown>) =>
+  describe(`TryOnEngine contract: ${name}`, () => {
+    let engine: TryOnEngineShape;
+    let person: ValidatedImage;
+    let shirt: ValidatedImage;
+
+    beforeAll(async () => {
+      engine = await Effect.runPromise(Effect.provide(Effect.gen(function* () {
+        return yield* TryOnEngine;
+      }), layer));
+      person = await validated(fixtures.astronaut());
+      shirt = await validated(await fixtures.tshirt());
+    });
+
+    const failure = (p: ValidatedImage, c: ValidatedImage) =>
+      Effect.runPromise(Effect.flip(engine.tryOn({ person: p, clothing: c, settings: DEFAULT_TRYON_SETTINGS })));
+
+    it("returns an image of the person image's size, the settings applied and the torso it fitted", async () => {
+      const portrait = await validated(await fixtures.astronautPortrait());
+      const settings = { ...DEFAULT_TRYON_SETTINGS, fitPreference: "loose" } as const;
+      const result = await Effect.runPromise(engine.tryOn({ person: portrait, clothing: shirt, settings }));
+      expect([result.image.width, result.image.height]).toEqual([768, 1024]);
+      expect(result.settings).toEqual(settings);
+      expect(result.detection.torso).toHaveLength(4);
+      expect(result.detection.keypoints.map((k) => k.name)).toContain("left_shoulder");
+    });
+
+    it("encodes what it says: JPEG normally, PNG with alpha for a transparent background", async () => {
+      const jpeg = await Effect.runPromise(engine.tryOn({ person, clothing: shirt, settings: DEFAULT_TRYON_SETTINGS }));
+      expect(jpeg.image).toMatchObject({ format: "jpeg", contentType: "image/jpeg", width: 512, height: 512 });
+      expect([...jpeg.image.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+      const png = await Effect.runPromise(
+        engine.tryOn({ person, clothing: shirt, settings: { ...DEFAULT_TRYON_SETTINGS, backgroundStyle: "transparent" } }),
+      );
+      expect(png.image).toMatchObject({ format: "png", contentType: "image/png" });
+      expect(new TextDecoder().decode(png.image.bytes.subarray(1, 4))).toBe("PNG");
+    });
+
+    it("refuses a photo without a person: NO_PERSON_DETECTED on personImage", async () => {
+      const error = await failure(await validated(fixtures.coffee()), shirt);
+      expect(error).toMatchObject({ _tag: "UnusableTryOnInput", code: "NO_PERSON_DETECTED", field: "personImage" });
+    });
+
+    it("refuses a photo of several people: MULTIPLE_PEOPLE", async () => {
+      const error = await failure(await validated(await fixtures.twoPeople()), shirt);
+      expect(error).toMatchObject({ _tag: "UnusableTryOnInput", code: "MULTIPLE_PEOPLE", field: "personImage" });
+    });
+
+    it("refuses a clothing image without a garment: NO_GARMENT_DETECTED on clothingImage", async () => {
+      expect(await failure(person, await validated(await fixtures.blank()))).toMatchObject({ code: "NO_GARMENT_DETECTED", field: "clothingImage" });
+      // A busy photo with no plain backdrop: nothing can be cut out.
+      expect(await failure(person, await validated(fixtures.coffee()))).toMatchObject({ code: "NO_GARMENT_DETECTED", field: "clothingImage" });
+    });
+
+    it("reports bytes it cannot decode as InvalidImage", async () => {
+      const broken = { ...person, bytes: person.bytes.subarray(0, 200) };
+      expect(await failure(broken, shirt)).toMatchObject({ _tag: "InvalidImage" });
+    });
+  });
+
+tryOnEngineContract("onnxruntime (MoveNet, selfie segmentation, TPS warp)", OnnxTryOnEngineLive());

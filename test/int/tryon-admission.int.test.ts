@@ -1,0 +1,37 @@
+import { Effect } from "effect";
+import { describe, expect, it } from "vitest";
+import { OnnxTryOnEngineLive, type OnnxTryOnEngineOptions } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
+import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
+import { TryOnEngine } from "../../src/ports/tryon-engine.ts";
+import { validated } from "../fixtures/tryon/image-metrics.ts";
+import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
+
+const engineWith = (options: OnnxTryOnEngineOptions) =>
+  Effect.runPromise(
+    Effect.provide(
+      Effect.gen(function* () {
+        return yield* TryOnEngine;
+      }),
+      OnnxTryOnEngineLive(options),
+    ),
+  );
+
+describe("try-on engine admission", () => {
+  it("answers EngineBusy beyond one running request and its queue, and serves the rest", async () => {
+    const engine = await engineWith({ maxWaiting: 1 });
+    const request = { person: await validated(fixtures.astronaut()), clothing: await validated(await fixtures.tshirt()), settings: DEFAULT_TRYON_SETTINGS };
+    const outcomes = await Promise.all([1, 2, 3].map(() => Effect.runPromise(Effect.result(engine.tryOn(request)))));
+    const busy = outcomes.filter((o) => o._tag === "Failure");
+    expect(busy).toHaveLength(1);
+    expect(busy[0]).toMatchObject({ failure: { _tag: "EngineBusy", retryAfterSeconds: expect.any(Number) } });
+    // Once the queue drains, the engine admits again.
+    expect((await Effect.runPromise(Effect.result(engine.tryOn(request))))._tag).toBe("Success");
+  });
+
+  it("answers EngineTimeout past the deadline", async () => {
+    const engine = await engineWith({ deadlineMs: 1 });
+    const request = { person: await validated(fixtures.astronaut()), clothing: await validated(await fixtures.tshirt()), settings: DEFAULT_TRYON_SETTINGS };
+    const error = await Effect.runPromise(Effect.flip(engine.tryOn(request)));
+    expect(error).toMatchObject({ _tag: "EngineTimeout", deadlineMs: 1 });
+  });
+});
