@@ -10,7 +10,7 @@ import { auditReportText, differencesSummary } from "./audit-report-text.ts";
 /** How itsctl runs a use case with the core services and the projections; it throws with the failure's message. */
 export type Execute<R> = <A, E>(useCase: Effect.Effect<A, E, R>) => Promise<A>;
 
-export class AuditFailed extends Error {}
+class AuditFailed extends Error {}
 
 const PROJECTIONS = ["usage", "keys"] as const;
 
