@@ -16,3 +16,9 @@ export class DependencyUnavailable extends Data.TaggedError("DependencyUnavailab
   readonly dependency: string;
   readonly cause?: unknown;
 }> {}
+
+/** The engine does not read the requested language; `supported` lists what it does read. */
+export class UnsupportedLanguage extends Data.TaggedError("UnsupportedLanguage")<{
+  readonly language: string;
+  readonly supported: ReadonlyArray<string>;
+}> {}
