@@ -23,6 +23,8 @@ const workerPath = require.resolve("tesseract.js/src/worker-script/node/index.js
 export interface TesseractWorkerSetup {
   readonly oem: OEM;
   readonly options: Partial<WorkerOptions>;
+  /** Read while the model loads: Tesseract's diagnostics go to a null file, not the service's stdout. */
+  readonly initConfig: Readonly<Record<string, string>>;
   /** Set once the model is loaded, over the model's own configuration. */
   readonly parameters: Readonly<Record<string, string>>;
 }
@@ -32,11 +34,9 @@ export interface TesseractWorkerSetup {
  *   PSM 6 (one uniform block), which reads tables and columns as noise.
  * - The CJK models of `4.0.0_best_int` turn on `textord_use_cjk_fp_model` (Debian's models do
  *   not), which cuts Japanese paragraphs into fragments read out of order.
- * - Tesseract's diagnostics go to a null file rather than the service's stdout.
  */
 const parametersFor = (model: TesseractModel): Record<string, string> => ({
   tessedit_pageseg_mode: PSM.AUTO,
-  debug_file: "/dev/null",
   ...(model === "jpn" || model === "chi_sim" ? { textord_use_cjk_fp_model: "0" } : {}),
 });
 
@@ -55,6 +55,7 @@ export const workerSetupFor = (model: TesseractModel): TesseractWorkerSetup => {
       // would crash the process; the job's own promise still rejects and is handled there.
       errorHandler: () => undefined,
     },
+    initConfig: { debug_file: "/dev/null" },
     parameters: parametersFor(model),
   };
 };

@@ -44,10 +44,10 @@ export class TesseractWorkerPool {
   }
 
   private async spawn(model: TesseractModel): Promise<Worker> {
-    const { oem, options, parameters } = workerSetupFor(model);
+    const { oem, options, initConfig, parameters } = workerSetupFor(model);
     let worker: Worker;
     try {
-      worker = await createWorker(model, oem, options);
+      worker = await createWorker(model, oem, options, initConfig);
     } catch (cause) {
       throw new WorkerStartFailed(`tesseract worker for ${model} did not start: ${String(cause)}`, { cause });
     }
