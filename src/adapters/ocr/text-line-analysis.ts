@@ -73,7 +73,10 @@ const profile = (ink: { xs: Float64Array; ys: Float64Array }, height: number, wi
 
 const sharpness = (bins: Float64Array) => bins.reduce((sum, count) => sum + count * count, 0);
 
-/** Median length of the runs of inked bins: a line's height from its ascenders to descenders. */
+/**
+ * Median length of the runs of inked bins: a line's height from its ascenders to descenders.
+ * Runs under 4 bins are rules (table and underline strokes), not text.
+ */
 const medianRun = (bins: Float64Array): number | undefined => {
   const floor = 0.05 * Math.max(...bins);
   const runs: number[] = [];
@@ -81,7 +84,7 @@ const medianRun = (bins: Float64Array): number | undefined => {
   for (const count of [...bins, 0]) {
     if (count > floor) run++;
     else if (run > 0) {
-      if (run >= 2) runs.push(run);
+      if (run >= 4) runs.push(run);
       run = 0;
     }
   }

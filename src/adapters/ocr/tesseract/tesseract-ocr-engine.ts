@@ -58,14 +58,18 @@ export const defaultTesseractPreprocessing: TesseractPreprocessing = {
 
 /** Below this mean confidence a reading is "unsure": worth an orientation check or another script. */
 const unsureConfidence = 60;
-/** OSD's own confidence needed before a page is turned. */
-const minimumOrientationConfidence = 2;
+/** OSD's own confidence above which a page is turned without reading it both ways. */
+const sureOrientationConfidence = 2;
 /** Tilt (degrees) below which Tesseract copes on its own, and the profile gain that makes a tilt believable. */
 const minimumSkew = 1;
 const minimumSkewGain = 1.2;
-/** Median word height (px) under which text is enlarged, and the height it is enlarged to. */
-const smallWordHeight = 20;
-const targetWordHeight = 32;
+/**
+ * Lines lower than this (px, ascender to descender as measured on the page) are enlarged
+ * towards the target height: Tesseract misreads text only a few pixels high.
+ */
+const smallLineHeight = 12;
+const targetLineHeight = 20;
+const maximumScale = 3;
 const maximumScaledPixels = 24_000_000;
 
 interface Reading {
@@ -73,14 +77,7 @@ interface Reading {
   readonly image: PreparedImage;
   readonly page: Page;
   readonly words: number;
-  /** Median height of words, in the prepared image's pixels. */
-  readonly medianWordHeight: number | undefined;
 }
-
-const median = (values: ReadonlyArray<number>): number | undefined => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? undefined : sorted[Math.floor(sorted.length / 2)];
-};
 
 const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
   (page.blocks ?? []).flatMap((block) => {
@@ -124,66 +121,68 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       prepared.set(key, image);
       return image;
     };
-    const straightening = async (): Promise<number> => {
-      if (!preprocessing.deskew) return 0;
+    /** Straightening angle and enlargement for the upright page, measured before any read. */
+    const layout = async (): Promise<{ rotation: number; scale: number }> => {
+      if (!preprocessing.deskew && !preprocessing.upscaleSmallText) return { rotation: 0, scale: 1 };
       const lines = await measureTextLines(upright);
-      return Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain ? -lines.skewDegrees : 0;
+      const tilted = preprocessing.deskew && Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain;
+      const small = preprocessing.upscaleSmallText && lines.lineHeight !== undefined && lines.lineHeight < smallLineHeight;
+      const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
+      const scale = small ? Math.max(1, Math.min(maximumScale, pixelBound, targetLineHeight / (lines.lineHeight ?? targetLineHeight))) : 1;
+      return { rotation: tilted ? -lines.skewDegrees : 0, scale: Number(scale.toFixed(2)) };
     };
 
     const read = async (language: OcrLanguage, image: PreparedImage): Promise<Reading> => {
       const { data: page } = await pool.withWorker(language, signal, (worker) => worker.recognize(image.png, {}, { text: true, blocks: true }));
-      const words = (page.blocks ?? []).flatMap((block) => block.paragraphs.flatMap((p) => p.lines.flatMap((line) => line.words)));
-      const heights = words.filter((word) => word.text.length >= 2 && word.confidence > 30).map((word) => word.bbox.y1 - word.bbox.y0);
-      return { language, image, page, words: words.length, medianWordHeight: median(heights) };
+      const words = (page.blocks ?? []).reduce((sum, block) => sum + block.paragraphs.reduce((n, p) => n + p.lines.reduce((m, line) => m + line.words.length, 0), 0), 0);
+      return { language, image, page, words };
     };
     const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
 
+    /** OSD's view of the page: a quarter turn (0 unless asked to fix orientation), whether OSD is sure of it, the script. */
     const orientationAndScript = async (image: PreparedImage) => {
       const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(image.png));
-      const rotation =
-        preprocessing.fixOrientation && (data.orientation_confidence ?? 0) >= minimumOrientationConfidence
-          ? (data.orientation_degrees ?? 0) % 360
-          : 0;
-      return { rotation, script: scriptOfOsdName(data.script) };
+      return {
+        rotation: preprocessing.fixOrientation ? (data.orientation_degrees ?? 0) % 360 : 0,
+        sure: (data.orientation_confidence ?? 0) >= sureOrientationConfidence,
+        script: scriptOfOsdName(data.script),
+      };
     };
-
-    const enlargedIfSmall = async (reading: Reading): Promise<Reading> => {
-      const height = reading.medianWordHeight;
-      if (!preprocessing.upscaleSmallText || height === undefined || height >= smallWordHeight) return reading;
-      const pixels = reading.image.canvasWidth * reading.image.canvasHeight;
-      const scale = Math.min(targetWordHeight / height, Math.sqrt(maximumScaledPixels / pixels));
-      if (scale < 1.2) return reading;
-      return better(reading, await read(reading.language, await prepare(reading.image.rotation, Number(scale.toFixed(2)))));
-    };
+    /** An unsure reading is tried again turned as OSD suggests, and the better one kept. */
+    const turnedIfBetter = async (reading: Reading, rotation: number): Promise<Reading> =>
+      rotation === 0 || reading.words === 0 || reading.page.confidence >= unsureConfidence
+        ? reading
+        : better(reading, await read(reading.language, await prepare(rotation, 1)));
 
     const readKnown = async (language: OcrLanguage): Promise<Reading> => {
-      const first = await read(language, await prepare(await straightening(), 1));
+      const straightened = await layout();
+      const first = await read(language, await prepare(straightened.rotation, straightened.scale));
       if (!preprocessing.fixOrientation || first.words === 0 || first.page.confidence >= unsureConfidence) return first;
-      const { rotation } = await orientationAndScript(await prepare(0, 1));
-      return rotation === 0 ? first : better(first, await read(language, await prepare(rotation, 1)));
+      return turnedIfBetter(first, (await orientationAndScript(await prepare(0, 1))).rotation);
     };
 
     const readAuto = async (): Promise<Reading> => {
       const osd = await orientationAndScript(await prepare(0, 1));
-      const image = await prepare(osd.rotation === 0 ? await straightening() : osd.rotation, 1);
-      const order = [...new Set([osd.script ?? "Latin", ...scripts])];
-      let best: Reading | undefined;
-      for (const script of order) {
-        const model = representativeOf(script);
-        if (model === undefined) continue;
-        const reading = await read(model, image);
-        best = best === undefined ? reading : better(best, reading);
-        if (reading.words === 0 || reading.page.confidence >= unsureConfidence) break;
+      const turned = osd.sure && osd.rotation !== 0;
+      const image = turned ? await prepare(osd.rotation, 1) : await layout().then(({ rotation, scale }) => prepare(rotation, scale));
+      // The script OSD names is read first, turned both ways when OSD was unsure of the turn;
+      // other scripts are tried only while the reading stays unsure.
+      const [first, ...others] = [...new Set([osd.script ?? "Latin", ...scripts])].flatMap((script) => representativeOf(script) ?? []);
+      if (first === undefined) throw new Error("no language to read with");
+      let best = await read(first, image);
+      if (!turned) best = await turnedIfBetter(best, osd.rotation);
+      for (const model of others) {
+        if (best.words === 0 || best.page.confidence >= unsureConfidence) break;
+        best = better(best, await read(model, best.image));
       }
-      if (best === undefined) throw new Error("no language to read with");
       const latin = scriptOfLanguage[best.language] === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
       return latin !== undefined && latin !== best.language && languages.includes(latin) ? read(latin, best.image) : best;
     };
 
-    const reading = await enlargedIfSmall(request.language === "auto" ? await readAuto() : await readKnown(request.language));
+    const reading = request.language === "auto" ? await readAuto() : await readKnown(request.language);
     const text = tidyOcrText(reading.page.text);
     const base = { text, language: reading.language, confidence: text === "" ? 0 : reading.page.confidence };
-    const page = { width: request.image.width, height: request.image.height, language: reading.language };
+    const page = { width: upright.width, height: upright.height, language: reading.language };
     const blocks = () => blocksToDisplayed(reading.image, pageBlocks(reading.page));
     switch (request.outputFormat) {
       case "text":
