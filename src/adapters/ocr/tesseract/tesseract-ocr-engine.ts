@@ -46,6 +46,11 @@ export interface TesseractOcrEngineOptions {
   readonly languages?: ReadonlyArray<OcrLanguage>;
   /** Languages whose worker starts with the layer (all offered by default); others start on first use. */
   readonly warmLanguages?: ReadonlyArray<OcrLanguage>;
+  /**
+   * Idle workers kept (about 55 MB each). Default: one per language per worker slot, so a
+   * burst in any one language finds warm workers, but at most 32 beyond one per language.
+   */
+  readonly maxIdleWorkers?: number;
   readonly preprocessing?: Partial<TesseractPreprocessing>;
 }
 
@@ -76,7 +81,8 @@ interface Reading {
   readonly language: OcrLanguage;
   readonly image: PreparedImage;
   readonly page: Page;
-  readonly words: number;
+  /** Nothing was read: no point trying the page another way. */
+  readonly empty: boolean;
 }
 
 const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
@@ -103,7 +109,10 @@ const portError = (error: unknown, deadlineMs: number, retryAfterSeconds: number
   return new DependencyUnavailable({ dependency: "tesseract", cause: error });
 };
 
-const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages">>): OcrEngineShape => {
+const makeEngine = (
+  pool: TesseractWorkerPool,
+  options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "maxIdleWorkers">>,
+): OcrEngineShape => {
   const preprocessing = { ...defaultTesseractPreprocessing, ...options.preprocessing };
   const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
   const languages = options.languages;
@@ -132,10 +141,11 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       return { rotation: tilted ? -lines.skewDegrees : 0, scale: Number(scale.toFixed(2)) };
     };
 
+    // The layout (blocks) costs a walk over every symbol, so it is asked for only when the format shows it.
+    const output = { text: true, blocks: request.outputFormat !== "text" };
     const read = async (language: OcrLanguage, image: PreparedImage): Promise<Reading> => {
-      const { data: page } = await pool.withWorker(language, signal, (worker) => worker.recognize(image.png, {}, { text: true, blocks: true }));
-      const words = (page.blocks ?? []).reduce((sum, block) => sum + block.paragraphs.reduce((n, p) => n + p.lines.reduce((m, line) => m + line.words.length, 0), 0), 0);
-      return { language, image, page, words };
+      const { data: page } = await pool.withWorker(language, signal, (worker) => worker.recognize(image.png, {}, output));
+      return { language, image, page, empty: page.text.trim() === "" };
     };
     const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
 
@@ -150,14 +160,14 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
     };
     /** An unsure reading is tried again turned as OSD suggests, and the better one kept. */
     const turnedIfBetter = async (reading: Reading, rotation: number): Promise<Reading> =>
-      rotation === 0 || reading.words === 0 || reading.page.confidence >= unsureConfidence
+      rotation === 0 || reading.empty || reading.page.confidence >= unsureConfidence
         ? reading
         : better(reading, await read(reading.language, await prepare(rotation, 1)));
 
     const readKnown = async (language: OcrLanguage): Promise<Reading> => {
       const straightened = await layout();
       const first = await read(language, await prepare(straightened.rotation, straightened.scale));
-      if (!preprocessing.fixOrientation || first.words === 0 || first.page.confidence >= unsureConfidence) return first;
+      if (!preprocessing.fixOrientation || first.empty || first.page.confidence >= unsureConfidence) return first;
       return turnedIfBetter(first, (await orientationAndScript(await prepare(0, 1))).rotation);
     };
 
@@ -172,7 +182,7 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       let best = await read(first, image);
       if (!turned) best = await turnedIfBetter(best, osd.rotation);
       for (const model of others) {
-        if (best.words === 0 || best.page.confidence >= unsureConfidence) break;
+        if (best.empty || best.page.confidence >= unsureConfidence) break;
         best = better(best, await read(model, best.image));
       }
       const latin = scriptOfLanguage[best.language] === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
@@ -221,10 +231,11 @@ export const TesseractOcrEngine = {
       languages,
       preprocessing: options.preprocessing ?? {},
     };
+    const maxIdle = options.maxIdleWorkers ?? Math.min(languages.length * workers, languages.length + 32) + 1;
     // One warm worker per language, a full set for English (the most asked for) and one for OSD.
     const warmSet = warm.map((language) => [language, language === "eng" ? workers : 1] as const);
     const start = Effect.tryPromise({
-      try: () => TesseractWorkerPool.start([...warmSet, ["osd", 1]], languages.length + workers + 1),
+      try: () => TesseractWorkerPool.start([...warmSet, ["osd", 1]], maxIdle),
       catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
     });
     return Layer.effect(OcrEngine)(
