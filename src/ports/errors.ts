@@ -21,3 +21,9 @@ export class DependencyUnavailable extends Data.TaggedError("DependencyUnavailab
     return `${this.dependency} is unavailable`;
   }
 }
+
+/** The engine does not read the requested language; `supported` lists what it does read. */
+export class UnsupportedLanguage extends Data.TaggedError("UnsupportedLanguage")<{
+  readonly language: string;
+  readonly supported: ReadonlyArray<string>;
+}> {}

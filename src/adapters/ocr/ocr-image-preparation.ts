@@ -1,0 +1,101 @@
+import sharp from "sharp";
+import type { PreparedFrame } from "./ocr-image-geometry.ts";
+import { analyseTextLines, type TextLines } from "./text-line-analysis.ts";
+
+/**
+ * Decodes client bytes once into the upright image (EXIF orientation applied, as the port
+ * promises, transparency on white), then renders the copies an engine reads: turned,
+ * enlarged or grey as the engine asks.
+ */
+export class ImageUnreadable extends Error {
+  override readonly name = "ImageUnreadable";
+}
+
+export interface DecodedImage {
+  readonly width: number;
+  readonly height: number;
+  /** RGB, row-major. */
+  readonly rgb: Buffer;
+}
+
+const guard = async <A>(decode: () => Promise<A>): Promise<A> => {
+  try {
+    return await decode();
+  } catch (cause) {
+    throw new ImageUnreadable(`image could not be decoded: ${String(cause)}`, { cause });
+  }
+};
+
+export const decodeUpright = (bytes: Uint8Array): Promise<DecodedImage> =>
+  guard(async () => {
+    const { data, info } = await sharp(bytes, { autoOrient: true, animated: false })
+      .flatten({ background: "#ffffff" })
+      .toColourspace("srgb")
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { width: info.width, height: info.height, rgb: data };
+  });
+
+const fromRaw = (image: DecodedImage) => sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } });
+
+/** Tilt and line height of the upright image, measured on a grey copy at most 800 px wide. */
+export const measureTextLines = async (image: DecodedImage): Promise<TextLines> => {
+  const { data, info } = await fromRaw(image)
+    .resize({ width: Math.min(800, image.width) })
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const lines = analyseTextLines({ width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+  return { ...lines, lineHeight: lines.lineHeight === undefined ? undefined : (lines.lineHeight * image.width) / info.width };
+};
+
+export interface Preparation {
+  /** Clockwise degrees. */
+  readonly rotation: number;
+  readonly scale: number;
+  readonly grayscale: boolean;
+}
+
+export interface PreparedRaw extends PreparedFrame {
+  /** RGB, row-major, at the prepared (rotated, scaled) size. */
+  readonly rgb: Buffer;
+  readonly rawWidth: number;
+  readonly rawHeight: number;
+}
+
+export interface PreparedImage extends PreparedFrame {
+  /** PNG with fast compression, which Tesseract decodes. */
+  readonly png: Buffer;
+}
+
+const prepared = async (image: DecodedImage, preparation: Preparation) => {
+  const { rotation, scale } = preparation;
+  // Rotating first (libvips grows the canvas to fit) gives the canvas size the frame maps back from.
+  const rotated =
+    rotation === 0
+      ? { data: image.rgb, info: { width: image.width, height: image.height, channels: 3 } }
+      : await fromRaw(image).rotate(rotation, { background: "#ffffff" }).raw().toBuffer({ resolveWithObject: true });
+  let pipeline = sharp(rotated.data, { raw: { width: rotated.info.width, height: rotated.info.height, channels: rotated.info.channels as 1 | 2 | 3 | 4 } });
+  if (scale !== 1) pipeline = pipeline.resize({ width: Math.round(rotated.info.width * scale), kernel: "lanczos3" });
+  if (preparation.grayscale) pipeline = pipeline.greyscale();
+  const frame: PreparedFrame = {
+    width: image.width,
+    height: image.height,
+    rotation,
+    scale,
+    canvasWidth: rotated.info.width,
+    canvasHeight: rotated.info.height,
+  };
+  return { pipeline, frame };
+};
+
+export const prepareImage = async (image: DecodedImage, preparation: Preparation): Promise<PreparedImage> => {
+  const { pipeline, frame } = await prepared(image, preparation);
+  return { ...frame, png: await pipeline.png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer() };
+};
+
+export const prepareRaw = async (image: DecodedImage, preparation: Omit<Preparation, "grayscale">): Promise<PreparedRaw> => {
+  const { pipeline, frame } = await prepared(image, { ...preparation, grayscale: false });
+  const { data, info } = await pipeline.removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { ...frame, rgb: data, rawWidth: info.width, rawHeight: info.height };
+};

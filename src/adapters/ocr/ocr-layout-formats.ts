@@ -1,0 +1,57 @@
+import type { OcrBlock, OcrBox, OcrLanguage } from "../../ports/ocr-engine.ts";
+
+/**
+ * hOCR and TSV written from the engine-neutral layout, so that every engine gives the same
+ * shape and the boxes are in the client's coordinates (engines read a prepared copy of the
+ * image). TSV follows Tesseract's columns and levels (1 page, 2 block, 3 paragraph, 4 line,
+ * 5 word; confidence -1 above word level); hOCR is the page fragment Tesseract emits, with one
+ * paragraph per block.
+ */
+interface Page {
+  readonly width: number;
+  readonly height: number;
+  readonly language: OcrLanguage;
+}
+
+const tsvHeader = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext";
+
+const tsvRow = (level: number, ids: readonly [number, number, number, number], box: OcrBox, conf: number, text: string) =>
+  [level, 1, ...ids, box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0, conf, text.replace(/[\t\n]/g, " ")].join("\t");
+
+export const toTsv = (blocks: ReadonlyArray<OcrBlock>, page: Page): string => {
+  const rows = [tsvHeader, tsvRow(1, [0, 0, 0, 0], { x0: 0, y0: 0, x1: page.width, y1: page.height }, -1, "")];
+  blocks.forEach((block, b) => {
+    rows.push(tsvRow(2, [b + 1, 0, 0, 0], block.bbox, -1, ""), tsvRow(3, [b + 1, 1, 0, 0], block.bbox, -1, ""));
+    block.lines.forEach((line, l) => {
+      rows.push(tsvRow(4, [b + 1, 1, l + 1, 0], line.bbox, -1, ""));
+      line.words.forEach((word, w) => rows.push(tsvRow(5, [b + 1, 1, l + 1, w + 1], word.bbox, Number(word.confidence.toFixed(2)), word.text)));
+    });
+  });
+  return `${rows.join("\n")}\n`;
+};
+
+const escapeXml = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("'", "&#39;").replaceAll('"', "&quot;");
+
+const bbox = (box: OcrBox) => `bbox ${box.x0} ${box.y0} ${box.x1} ${box.y1}`;
+
+export const toHocr = (blocks: ReadonlyArray<OcrBlock>, page: Page): string => {
+  const rtl = page.language === "ara";
+  const out = [`<div class='ocr_page' id='page_1' title='${bbox({ x0: 0, y0: 0, x1: page.width, y1: page.height })}; ppageno 0'>`];
+  let wordId = 0;
+  blocks.forEach((block, b) => {
+    out.push(
+      ` <div class='ocr_carea' id='block_1_${b + 1}' title="${bbox(block.bbox)}">`,
+      `  <p class='ocr_par' id='par_1_${b + 1}' lang='${page.language}'${rtl ? " dir='rtl'" : ""} title="${bbox(block.bbox)}">`,
+    );
+    block.lines.forEach((line, l) => {
+      const words = line.words.map(
+        (word) => `<span class='ocrx_word' id='word_1_${++wordId}' title='${bbox(word.bbox)}; x_wconf ${Math.round(word.confidence)}'>${escapeXml(word.text)}</span>`,
+      );
+      out.push(`   <span class='ocr_line' id='line_1_${b + 1}_${l + 1}' title="${bbox(line.bbox)}">${words.join(" ")}</span>`);
+    });
+    out.push("  </p>", " </div>");
+  });
+  out.push("</div>");
+  return `${out.join("\n")}\n`;
+};

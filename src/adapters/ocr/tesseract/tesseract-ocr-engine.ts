@@ -1,0 +1,245 @@
+import os from "node:os";
+import { Effect, Layer } from "effect";
+import type { Page } from "tesseract.js";
+import { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../../ports/errors.ts";
+import {
+  type OcrBlock,
+  OcrEngine,
+  type OcrEngineShape,
+  type OcrLanguage,
+  ocrLanguages,
+  type OcrRequest,
+  type OcrResult,
+} from "../../../ports/ocr-engine.ts";
+import { BoundedWorkQueue, DeadlineExceeded, QueueFull } from "../bounded-work-queue.ts";
+import { identifyLatinLanguage } from "../latin-language-identification.ts";
+import { blocksToDisplayed } from "../ocr-image-geometry.ts";
+import { decodeUpright, ImageUnreadable, measureTextLines, type PreparedImage, prepareImage } from "../ocr-image-preparation.ts";
+import { toHocr, toTsv } from "../ocr-layout-formats.ts";
+import { tidyOcrText } from "../ocr-text.ts";
+import { type OcrScript, scriptOfLanguage, scriptOfOsdName } from "../ocr-scripts.ts";
+import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
+
+/**
+ * The default OCR engine: Tesseract 5 (LSTM) compiled to WebAssembly by tesseract.js, in a pool
+ * of worker threads with every model loaded from npm packages.
+ */
+export interface TesseractPreprocessing {
+  /** Convert to grey before reading. */
+  readonly grayscale: boolean;
+  /** Straighten text tilted by a few degrees, which Tesseract's layout analysis often loses. */
+  readonly deskew: boolean;
+  /** When a read is unsure, ask Tesseract's OSD whether the page is turned and read it upright. */
+  readonly fixOrientation: boolean;
+  /** Enlarge the image when its text is smaller than Tesseract reads well. */
+  readonly upscaleSmallText: boolean;
+}
+
+export interface TesseractOcrEngineOptions {
+  /** Recognitions at once; default: the number of cores. */
+  readonly workers?: number;
+  /** Requests that may wait for a worker before EngineBusy; default 8 per worker. */
+  readonly maxQueued?: number;
+  /** Per request, counted from when it starts running; default 30 s. */
+  readonly deadlineMs?: number;
+  /** Languages offered; default all the service knows. */
+  readonly languages?: ReadonlyArray<OcrLanguage>;
+  /** Languages whose worker starts with the layer (all offered by default); others start on first use. */
+  readonly warmLanguages?: ReadonlyArray<OcrLanguage>;
+  /**
+   * Idle workers kept (about 55 MB each). Default: one per language per worker slot, so a
+   * burst in any one language finds warm workers, but at most 32 beyond one per language.
+   */
+  readonly maxIdleWorkers?: number;
+  readonly preprocessing?: Partial<TesseractPreprocessing>;
+}
+
+export const defaultTesseractPreprocessing: TesseractPreprocessing = {
+  grayscale: true,
+  deskew: true,
+  fixOrientation: true,
+  upscaleSmallText: true,
+};
+
+/** Below this mean confidence a reading is "unsure": worth an orientation check or another script. */
+const unsureConfidence = 60;
+/** OSD's own confidence above which a page is turned without reading it both ways. */
+const sureOrientationConfidence = 2;
+/** Tilt (degrees) below which Tesseract copes on its own, and the profile gain that makes a tilt believable. */
+const minimumSkew = 1;
+const minimumSkewGain = 1.2;
+/**
+ * Lines lower than this (px, ascender to descender as measured on the page) are enlarged
+ * towards the target height: Tesseract misreads text only a few pixels high.
+ */
+const smallLineHeight = 12;
+const targetLineHeight = 20;
+const maximumScale = 3;
+const maximumScaledPixels = 24_000_000;
+
+interface Reading {
+  readonly language: OcrLanguage;
+  readonly image: PreparedImage;
+  readonly page: Page;
+  /** Nothing was read: no point trying the page another way. */
+  readonly empty: boolean;
+}
+
+const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
+  (page.blocks ?? []).flatMap((block) => {
+    const lines = block.paragraphs.flatMap((paragraph) =>
+      paragraph.lines
+        .map((line) => ({
+          text: tidyOcrText(line.text),
+          confidence: line.confidence,
+          bbox: line.bbox,
+          words: line.words
+            .filter((word) => word.text.trim() !== "")
+            .map((word) => ({ text: word.text, confidence: word.confidence, bbox: word.bbox })),
+        }))
+        .filter((line) => line.words.length > 0),
+    );
+    return lines.length === 0 ? [] : [{ text: tidyOcrText(block.text), confidence: block.confidence, bbox: block.bbox, lines }];
+  });
+
+const portError = (error: unknown, deadlineMs: number, retryAfterSeconds: number) => {
+  if (error instanceof QueueFull) return new EngineBusy({ retryAfterSeconds });
+  if (error instanceof DeadlineExceeded) return new EngineTimeout({ deadlineMs });
+  if (error instanceof ImageUnreadable) return new InvalidImage({ message: "the image could not be decoded" });
+  return new DependencyUnavailable({ dependency: "tesseract", cause: error });
+};
+
+const makeEngine = (
+  pool: TesseractWorkerPool,
+  options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "maxIdleWorkers">>,
+): OcrEngineShape => {
+  const preprocessing = { ...defaultTesseractPreprocessing, ...options.preprocessing };
+  const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
+  const languages = options.languages;
+  /** The model that reads a script when the language is not known yet (English for Latin). */
+  const representativeOf = (script: OcrScript): OcrLanguage | undefined =>
+    script === "Latin" && languages.includes("eng") ? "eng" : languages.find((language) => scriptOfLanguage[language] === script);
+  const scripts = [...new Set(languages.map((language) => scriptOfLanguage[language]))];
+
+  const recognizeOnce = async (request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => {
+    const upright = await decodeUpright(request.image.bytes);
+    const prepared = new Map<string, Promise<PreparedImage>>();
+    const prepare = (rotation: number, scale: number) => {
+      const key = `${rotation}@${scale}`;
+      const image = prepared.get(key) ?? prepareImage(upright, { rotation, scale, grayscale: preprocessing.grayscale });
+      prepared.set(key, image);
+      return image;
+    };
+    /** Straightening angle and enlargement for the upright page, measured before any read. */
+    const layout = async (): Promise<{ rotation: number; scale: number }> => {
+      if (!preprocessing.deskew && !preprocessing.upscaleSmallText) return { rotation: 0, scale: 1 };
+      const lines = await measureTextLines(upright);
+      const tilted = preprocessing.deskew && Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain;
+      const small = preprocessing.upscaleSmallText && lines.lineHeight !== undefined && lines.lineHeight < smallLineHeight;
+      const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
+      const scale = small ? Math.max(1, Math.min(maximumScale, pixelBound, targetLineHeight / (lines.lineHeight ?? targetLineHeight))) : 1;
+      return { rotation: tilted ? -lines.skewDegrees : 0, scale: Number(scale.toFixed(2)) };
+    };
+
+    // The layout (blocks) costs a walk over every symbol, so it is asked for only when the format shows it.
+    const output = { text: true, blocks: request.outputFormat !== "text" };
+    const read = async (language: OcrLanguage, image: PreparedImage): Promise<Reading> => {
+      const { data: page } = await pool.withWorker(language, signal, (worker) => worker.recognize(image.png, {}, output));
+      return { language, image, page, empty: page.text.trim() === "" };
+    };
+    const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
+
+    /** OSD's view of the page: a quarter turn (0 unless asked to fix orientation), whether OSD is sure of it, the script. */
+    const orientationAndScript = async (image: PreparedImage) => {
+      const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(image.png));
+      return {
+        rotation: preprocessing.fixOrientation ? (data.orientation_degrees ?? 0) % 360 : 0,
+        sure: (data.orientation_confidence ?? 0) >= sureOrientationConfidence,
+        script: scriptOfOsdName(data.script),
+      };
+    };
+    /** An unsure reading is tried again turned as OSD suggests, and the better one kept. */
+    const turnedIfBetter = async (reading: Reading, rotation: number): Promise<Reading> =>
+      rotation === 0 || reading.empty || reading.page.confidence >= unsureConfidence
+        ? reading
+        : better(reading, await read(reading.language, await prepare(rotation, 1)));
+
+    const readKnown = async (language: OcrLanguage): Promise<Reading> => {
+      const straightened = await layout();
+      const first = await read(language, await prepare(straightened.rotation, straightened.scale));
+      if (!preprocessing.fixOrientation || first.empty || first.page.confidence >= unsureConfidence) return first;
+      return turnedIfBetter(first, (await orientationAndScript(await prepare(0, 1))).rotation);
+    };
+
+    const readAuto = async (): Promise<Reading> => {
+      const osd = await orientationAndScript(await prepare(0, 1));
+      const turned = osd.sure && osd.rotation !== 0;
+      const image = turned ? await prepare(osd.rotation, 1) : await layout().then(({ rotation, scale }) => prepare(rotation, scale));
+      // The script OSD names is read first, turned both ways when OSD was unsure of the turn;
+      // other scripts are tried only while the reading stays unsure.
+      const [first, ...others] = [...new Set([osd.script ?? "Latin", ...scripts])].flatMap((script) => representativeOf(script) ?? []);
+      if (first === undefined) throw new Error("no language to read with");
+      let best = await read(first, image);
+      if (!turned) best = await turnedIfBetter(best, osd.rotation);
+      for (const model of others) {
+        if (best.empty || best.page.confidence >= unsureConfidence) break;
+        best = better(best, await read(model, best.image));
+      }
+      const latin = scriptOfLanguage[best.language] === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
+      return latin !== undefined && latin !== best.language && languages.includes(latin) ? read(latin, best.image) : best;
+    };
+
+    const reading = request.language === "auto" ? await readAuto() : await readKnown(request.language);
+    const text = tidyOcrText(reading.page.text);
+    const base = { text, language: reading.language, confidence: text === "" ? 0 : reading.page.confidence };
+    const page = { width: upright.width, height: upright.height, language: reading.language };
+    const blocks = () => blocksToDisplayed(reading.image, pageBlocks(reading.page));
+    switch (request.outputFormat) {
+      case "text":
+        return { ...base, outputFormat: "text" };
+      case "json":
+        return { ...base, outputFormat: "json", blocks: blocks() };
+      case "hocr":
+        return { ...base, outputFormat: "hocr", hocr: toHocr(blocks(), page) };
+      case "tsv":
+        return { ...base, outputFormat: "tsv", tsv: toTsv(blocks(), page) };
+    }
+  };
+
+  return {
+    languages,
+    recognize: (request) =>
+      request.language !== "auto" && !languages.includes(request.language)
+        ? Effect.fail(new UnsupportedLanguage({ language: request.language, supported: ["auto", ...languages] }))
+        : Effect.tryPromise({
+            try: (signal) => queue.run((jobSignal) => recognizeOnce(request, jobSignal), signal),
+            catch: (error) => portError(error, options.deadlineMs, 1 + Math.floor(queue.queued / options.workers)),
+          }),
+  };
+};
+
+export const TesseractOcrEngine = {
+  /** Starts the workers (warm-up) when the layer is built; terminates them when its scope closes. */
+  layer: (options: TesseractOcrEngineOptions = {}): Layer.Layer<OcrEngine, DependencyUnavailable> => {
+    const workers = Math.max(1, options.workers ?? os.availableParallelism());
+    const languages = options.languages ?? ocrLanguages;
+    const warm = (options.warmLanguages ?? languages).filter((language) => languages.includes(language));
+    const resolved = {
+      workers,
+      maxQueued: options.maxQueued ?? 8 * workers,
+      deadlineMs: options.deadlineMs ?? 30_000,
+      languages,
+      preprocessing: options.preprocessing ?? {},
+    };
+    const maxIdle = options.maxIdleWorkers ?? Math.min(languages.length * workers, languages.length + 32) + 1;
+    // One warm worker per language, a full set for English (the most asked for) and one for OSD.
+    const warmSet = warm.map((language) => [language, language === "eng" ? workers : 1] as const);
+    const start = Effect.tryPromise({
+      try: () => TesseractWorkerPool.start([...warmSet, ["osd", 1]], maxIdle),
+      catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
+    });
+    return Layer.effect(OcrEngine)(
+      Effect.acquireRelease(start, (pool) => Effect.promise(() => pool.terminate())).pipe(Effect.map((pool) => makeEngine(pool, resolved))),
+    );
+  },
+};
