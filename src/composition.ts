@@ -24,6 +24,7 @@ import { KeyProjection, UsageProjection } from "./ports/projections.ts";
 import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
 import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
 import { OnnxTryOnEngineLive } from "./adapters/tryon/onnx-tryon-engine.ts";
+import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
 
 /**
  * The composition root: which adapter stands behind each port is decided here, from
@@ -92,6 +93,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets) => {
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
     filesystemResultStoreLayer({ directory: path.join(config.dataDir, "results") }),
     OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs }),
+    ocrEngineLayer({ engine: config.ocrEngine, workers: config.ocrWorkers, deadlineMs: config.engineDeadlineMs }),
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config))),
     Layer.provideMerge(coreLayer(config, secrets)),

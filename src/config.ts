@@ -26,6 +26,8 @@ const Env = Schema.Struct({
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
   SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
+  OCR_ENGINE: Schema.optionalKey(Schema.Literals(["tesseract", "paddle"])),
+  OCR_WORKERS: Schema.optionalKey(PositiveInt),
   RATE_LIMIT_BURST: Schema.optionalKey(PositiveInt),
   RATE_LIMIT_PER_MINUTE: Schema.optionalKey(PositiveInt),
   ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
@@ -59,6 +61,9 @@ export interface Config {
   /** Overrides the plans' per-key rate when both are set (load tests); unset: the spec's 15 burst, 10/min. */
   /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
   readonly sqliteSynchronous: "normal" | "full";
+  /** The text-recognition adapter: tesseract.js (every language) or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
+  readonly ocrEngine: "tesseract" | "paddle";
+  readonly ocrWorkers: number;
   readonly rateOverride: { readonly burst: number; readonly perMinute: number } | undefined;
   readonly engineConcurrency: number;
   readonly engineQueueLength: number;
@@ -107,6 +112,8 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
+    ocrEngine: e.OCR_ENGINE ?? "tesseract",
+    ocrWorkers: e.OCR_WORKERS ?? Math.max(1, cores),
     rateOverride:
       e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined
         ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE }

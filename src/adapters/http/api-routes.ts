@@ -4,11 +4,13 @@ import type { Logger } from "pino";
 import type { Principal } from "../../application/authenticate.ts";
 import { generate } from "../../application/generate.ts";
 import { getProfile } from "../../application/profile.ts";
+import { ocrResponseData } from "../../application/ocr-response-data.ts";
+import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
-import { GenerateBody, VirtualTryOnBody } from "./api-schemas.ts";
+import { GenerateBody, OcrBody, VirtualTryOnBody } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
 import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { authenticateKey } from "./middleware/authenticate-key.ts";
@@ -88,6 +90,18 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
         bytes: value.bytes,
         processingTime: processingTimeMs,
       }),
+    ),
+  );
+
+  router.get("/ocr/languages", keyed, (ctx) => respondWith(ctx, run, logger, supportedOcrLanguages, (languages) => ({ languages })));
+
+  router.post("/ocr", keyed, json, (ctx) =>
+    respondWith(
+      ctx,
+      run,
+      logger,
+      decodeBody(OcrBody, ctx.request.body).pipe(Effect.flatMap((body) => recognizeText(principalOf(ctx.state), body))),
+      ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) }),
     ),
   );
 

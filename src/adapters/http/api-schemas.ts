@@ -15,6 +15,13 @@ export const VirtualTryOnBody = Schema.Struct({
   settings: Schema.optionalKey(Schema.Unknown),
 });
 
+/** `language` and `outputFormat` are checked against the configured engine, so errors name its values. */
+export const OcrBody = Schema.Struct({
+  image: ImageData,
+  language: Schema.optionalKey(Schema.String),
+  outputFormat: Schema.optionalKey(Schema.String),
+});
+
 export const GenerateBody = Schema.Struct({
   image: ImageData,
   template: NonEmptyString,

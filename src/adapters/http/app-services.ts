@@ -11,6 +11,7 @@ import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
 import type { TryOnEngine } from "../../ports/tryon-engine.ts";
+import type { OcrEngine } from "../../ports/ocr-engine.ts";
 
 /** Every service the HTTP adapter's use cases need; the composition root provides them all. */
 export type AppServices =
@@ -26,5 +27,6 @@ export type AppServices =
   | ImageEngine
   | ResultStore
   | TryOnEngine
+  | OcrEngine
   | UsageProjection
   | KeyProjection;

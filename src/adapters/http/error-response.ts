@@ -55,6 +55,12 @@ const BY_TAG: Readonly<Record<string, (error: Tagged) => ErrorResponse>> = {
     message: "A dependency of the service is unavailable; retry shortly.",
     headers: retryAfter(5),
   }),
+  UnsupportedLanguage: (e) => ({
+    status: 400,
+    code: "INVALID_REQUEST",
+    message: `Language ${String(e.language)} is not supported; allowed: ${(e.supported as ReadonlyArray<string>).join(", ")}.`,
+    details: [{ path: "language", message: `allowed: ${(e.supported as ReadonlyArray<string>).join(", ")}` }],
+  }),
   UnusableTryOnInput: (e) => ({
     status: 422,
     code: String(e.code),
