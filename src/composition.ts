@@ -28,6 +28,7 @@ export const settingsLayer = (config: Config) =>
     maxImageBytes: config.maxImageBytes,
     maxKeysPerAccount: config.maxKeysPerAccount,
     resultTtlMs: config.resultTtlSeconds * 1000,
+    reservationTtlMs: config.quotaReservationTtlSeconds * 1000,
     rateOverride: config.rateOverride,
   });
 

@@ -1,5 +1,6 @@
 import { Result, Schema, SchemaIssue } from "effect";
 import path from "node:path";
+import { defaultServiceSettings } from "./application/settings.ts";
 import { defaultPostgresSchema } from "./adapters/event-store/postgres-event-store.ts";
 
 /**
@@ -26,6 +27,7 @@ const Env = Schema.Struct({
   MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
+  QUOTA_RESERVATION_TTL_SECONDS: Schema.optionalKey(PositiveInt),
   SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
   EVENT_STORE: Schema.optionalKey(Schema.Literals(["sqlite", "postgres", "kurrentdb"])),
   DATABASE_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^postgres(ql)?:\/\/\S+$/))),
@@ -66,6 +68,8 @@ export interface Config {
   readonly maxImagePixels: number;
   readonly maxKeysPerAccount: number;
   readonly resultTtlSeconds: number;
+  /** How long a quota reservation holds its unit when its instance dies before committing or releasing it. */
+  readonly quotaReservationTtlSeconds: number;
   /** Overrides the plans' per-key rate when both are set (load tests); unset: the spec's 15 burst, 10/min. */
   /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
   readonly sqliteSynchronous: "normal" | "full";
@@ -148,6 +152,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
+    quotaReservationTtlSeconds: e.QUOTA_RESERVATION_TTL_SECONDS ?? defaultServiceSettings.reservationTtlMs / 1000,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
     eventStore: selectEventStore(e.EVENT_STORE ?? "sqlite", e.DATABASE_URL, e.KURRENTDB_URL, dataDir),
     rateOverride:
