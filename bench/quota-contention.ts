@@ -4,8 +4,9 @@
  * optimistic-concurrency retries. On SQLite (the default, synchronous=NORMAL) and PostgreSQL in one
  * run. Reports appends/s (ratio: against SQLite with as many writers), how many appends lost a race,
  * and the latency the ledger adds to a request: reservation p50/p99 and reservation+commit p99 (ratio:
- * against one uncontended writer on the same store). Each run starts a fresh ledger, so the ledger grows
- * from 0 to 2 × reservations events during it, as a month's ledger grows.
+ * against one uncontended writer on the same store). Writers share one store instance (one service
+ * process), or are spread over two instances on the same database (two processes, which race each
+ * other). Each run starts a fresh ledger, which grows from 0 to 2 × reservations events during it.
  * Usage: npx tsx bench/quota-contention.ts [reservations per run, default 500]
  */
 import { randomUUID } from "node:crypto";
@@ -21,7 +22,14 @@ import { quotaLedgerDecider, quotaStream } from "../src/domain/quota-ledger.ts";
 import { EventStore, type EventStoreShape } from "../src/ports/event-store.ts";
 
 const reservations = Number(process.argv[2] ?? 500);
-const writerCounts = [1, 8, 32];
+const setups = [
+  { writers: 1, instances: 1 },
+  { writers: 8, instances: 1 },
+  { writers: 32, instances: 1 },
+  { writers: 32, instances: 2 },
+] as const;
+type Setup = (typeof setups)[number];
+const label = (setup: Setup) => `${setup.writers}${setup.instances > 1 ? ` over ${setup.instances} instances` : ""}`;
 const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const dir = mkdtempSync(join(tmpdir(), "its-bench-quota-"));
 const schema = `its_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -40,15 +48,17 @@ const percentile = (values: ReadonlyArray<number>, p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
-/** `writers` fibers share `reservations` requests on one fresh ledger; every append that lost a race is counted. */
-const measure = (store: EventStoreShape, writers: number): Effect.Effect<Run> =>
+/** `writers` fibers, spread over the instances, share `reservations` requests on one fresh ledger; every append that lost a race is counted. */
+const measure = (instances: ReadonlyArray<EventStoreShape>, writers: number): Effect.Effect<Run> =>
   Effect.gen(function* () {
     let conflicts = 0;
-    const counting: EventStoreShape = {
-      ...store,
-      appendToStream: (...args) =>
-        store.appendToStream(...args).pipe(Effect.tapError((error) => Effect.sync(() => (error._tag === "ConcurrencyConflict" ? conflicts++ : undefined)))),
-    };
+    const counting = instances.map(
+      (store): EventStoreShape => ({
+        ...store,
+        appendToStream: (...args) =>
+          store.appendToStream(...args).pipe(Effect.tapError((error) => Effect.sync(() => (error._tag === "ConcurrencyConflict" ? conflicts++ : undefined)))),
+      }),
+    );
     const accountId = `acc_bench${randomUUID().slice(0, 8)}`;
     const ledger = quotaStream(accountId, "2026-11");
     const reserveMs: Array<number> = [];
@@ -82,28 +92,30 @@ const measure = (store: EventStoreShape, writers: number): Effect.Effect<Run> =>
         Effect.catchTag("DependencyUnavailable", () => Effect.sync(() => failures++)),
         Effect.orDie,
       );
-    const writer = Effect.gen(function* () {
-      while (next < reservations) yield* request(next++);
-    });
+    const writer = (store: EventStoreShape) =>
+      Effect.gen(function* () {
+        while (next < reservations) yield* request(next++);
+      }).pipe(Effect.provideService(EventStore, store));
 
     const started = performance.now();
     yield* Effect.all(
-      Array.from({ length: writers }, () => writer),
+      Array.from({ length: writers }, (_, w) => writer(counting[w % counting.length]!)),
       { concurrency: "unbounded", discard: true },
-    ).pipe(Effect.provideService(EventStore, counting));
+    );
     const seconds = (performance.now() - started) / 1_000;
-    const appends = (yield* store.readStream(ledger).pipe(Effect.orDie)).length;
+    const appends = (yield* instances[0]!.readStream(ledger).pipe(Effect.orDie)).length;
     return { seconds, appends, conflicts, failures, reserveMs, ledgerMs };
   });
 
+/** Each build of the layer is one more instance on the same database, as another process would open it. */
 const measureStore = <E>(layer: Layer.Layer<EventStore, E>) =>
   Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const store = Context.get(yield* Layer.build(layer), EventStore);
-        yield* measure(store, 4).pipe(Effect.asVoid); // warm-up: connections, statement caches, JIT
-        const runs = new Map<number, Run>();
-        for (const writers of writerCounts) runs.set(writers, yield* measure(store, writers));
+        const instances = [Context.get(yield* Layer.build(layer), EventStore), Context.get(yield* Layer.build(layer), EventStore)];
+        yield* measure(instances, 4).pipe(Effect.asVoid); // warm-up: connections, statement caches, JIT
+        const runs = new Map<Setup, Run>();
+        for (const setup of setups) runs.set(setup, yield* measure(instances.slice(0, setup.instances), setup.writers));
         return runs;
       }),
     ),
@@ -115,17 +127,17 @@ try {
     { store: "postgresql", runs: await measureStore(postgresEventStoreLayer({ connectionString: postgresUrl, schema })) },
   ];
   const sqlite = stores[0]!.runs;
-  console.log(`One account's quota ledger: ${reservations} requests per run (reserve, then commit) shared by N concurrent writers in one process.\n`);
+  console.log(`One account's quota ledger: ${reservations} requests per run (reserve, then commit) shared by N concurrent writers.\n`);
   console.log("| store | writers | appends/s | vs sqlite | lost races per append | gave up | reserve p50 ms | reserve p99 ms | reserve+commit p99 ms | p99 vs 1 writer |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const { store, runs } of stores) {
-    const single = runs.get(1)!;
-    for (const [writers, run] of runs) {
+    const single = runs.get(setups[0])!;
+    for (const [setup, run] of runs) {
       const rate = run.appends / run.seconds;
-      const sqliteRun = sqlite.get(writers)!;
+      const sqliteRun = sqlite.get(setup)!;
       const sqliteRate = sqliteRun.appends / sqliteRun.seconds;
       console.log(
-        `| ${store} | ${writers} | ${Math.round(rate)} | ${(rate / sqliteRate).toFixed(2)}× | ${(run.conflicts / run.appends).toFixed(2)} | ${run.failures} | ` +
+        `| ${store} | ${label(setup)} | ${Math.round(rate)} | ${(rate / sqliteRate).toFixed(2)}× | ${(run.conflicts / run.appends).toFixed(2)} | ${run.failures} | ` +
           `${percentile(run.reserveMs, 50).toFixed(1)} | ${percentile(run.reserveMs, 99).toFixed(1)} | ${percentile(run.ledgerMs, 99).toFixed(1)} | ` +
           `${(percentile(run.ledgerMs, 99) / percentile(single.ledgerMs, 99)).toFixed(1)}× |`,
       );
