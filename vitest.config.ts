@@ -7,6 +7,7 @@ export default defineConfig({
     // file-parallel only adds contention and flaky timings.
     fileParallelism: false,
     testTimeout: 60_000,
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     hookTimeout: 120_000,
   },
 });

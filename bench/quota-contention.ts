@@ -18,6 +18,7 @@ import { Client } from "pg";
 import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { handleCommand } from "../src/application/command-handler.ts";
+import { lruStreamStateCache, type StreamStateCache } from "../src/application/stream-state-cache.ts";
 import { quotaLedgerDecider, quotaStream } from "../src/domain/quota-ledger.ts";
 import { EventStore, type EventStoreShape } from "../src/ports/event-store.ts";
 
@@ -48,17 +49,23 @@ const percentile = (values: ReadonlyArray<number>, p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
-/** `writers` fibers, spread over the instances, share `reservations` requests on one fresh ledger; every append that lost a race is counted. */
+/**
+ * `writers` fibers, spread over the instances, share `reservations` requests on one fresh ledger;
+ * every append that lost a race is counted. Each instance has its own state cache, as each service
+ * process has.
+ */
 const measure = (instances: ReadonlyArray<EventStoreShape>, writers: number): Effect.Effect<Run> =>
   Effect.gen(function* () {
     let conflicts = 0;
-    const counting = instances.map(
-      (store): EventStoreShape => ({
+    const processes: Array<Context.Context<EventStore | StreamStateCache>> = [];
+    for (const store of instances) {
+      const counting: EventStoreShape = {
         ...store,
         appendToStream: (...args) =>
           store.appendToStream(...args).pipe(Effect.tapError((error) => Effect.sync(() => (error._tag === "ConcurrencyConflict" ? conflicts++ : undefined)))),
-      }),
-    );
+      };
+      processes.push(yield* Layer.build(Layer.mergeAll(Layer.succeed(EventStore)(counting), lruStreamStateCache())));
+    }
     const accountId = `acc_bench${randomUUID().slice(0, 8)}`;
     const ledger = quotaStream(accountId, "2026-11");
     const reserveMs: Array<number> = [];
@@ -92,20 +99,20 @@ const measure = (instances: ReadonlyArray<EventStoreShape>, writers: number): Ef
         Effect.catchTag("DependencyUnavailable", () => Effect.sync(() => failures++)),
         Effect.orDie,
       );
-    const writer = (store: EventStoreShape) =>
+    const writer = (services: Context.Context<EventStore | StreamStateCache>) =>
       Effect.gen(function* () {
         while (next < reservations) yield* request(next++);
-      }).pipe(Effect.provideService(EventStore, store));
+      }).pipe(Effect.provideContext(services));
 
     const started = performance.now();
     yield* Effect.all(
-      Array.from({ length: writers }, (_, w) => writer(counting[w % counting.length]!)),
+      Array.from({ length: writers }, (_, w) => writer(processes[w % processes.length]!)),
       { concurrency: "unbounded", discard: true },
     );
     const seconds = (performance.now() - started) / 1_000;
     const appends = (yield* instances[0]!.readStream(ledger).pipe(Effect.orDie)).length;
     return { seconds, appends, conflicts, failures, reserveMs, ledgerMs };
-  });
+  }).pipe(Effect.scoped);
 
 /** Each build of the layer is one more instance on the same database, as another process would open it. */
 const measureStore = <E>(layer: Layer.Layer<EventStore, E>) =>

@@ -37,6 +37,9 @@ const Env = Schema.Struct({
   ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
   ENGINE_QUEUE_LENGTH: Schema.optionalKey(PositiveInt),
   ENGINE_DEADLINE_MS: Schema.optionalKey(PositiveInt),
+  NATS_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^(nats|tls):\/\/[^\s]+$/))),
+  NATS_NAMESPACE: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/))),
+  OPERATOR_TOKEN: Schema.optionalKey(Schema.String.check(Schema.isMinLength(32))),
 });
 
 /**
@@ -78,6 +81,12 @@ export interface Config {
   readonly engineConcurrency: number;
   readonly engineQueueLength: number;
   readonly engineDeadlineMs: number;
+  /** NATS with JetStream (NATS_URL): the event bus and the shared rate limiter; unset: in-process bus, in-memory limiter. */
+  readonly natsUrl: string | undefined;
+  /** Prefix of every stream, subject, consumer and bucket this deployment makes on NATS. */
+  readonly natsNamespace: string;
+  /** The bearer credential of the operator-only audit API; unset: that API refuses everyone. */
+  readonly operatorToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -162,5 +171,8 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     engineConcurrency: e.ENGINE_CONCURRENCY ?? Math.max(1, cores),
     engineQueueLength: e.ENGINE_QUEUE_LENGTH ?? Math.max(1, cores) * 8,
     engineDeadlineMs: e.ENGINE_DEADLINE_MS ?? 30_000,
+    natsUrl: e.NATS_URL,
+    natsNamespace: e.NATS_NAMESPACE ?? "its",
+    operatorToken: e.OPERATOR_TOKEN,
   };
 };

@@ -38,6 +38,7 @@ const start = async () => {
         openApiDocument: openApiDocument(publicBaseUrl),
         trustProxy: config.trustProxy,
         publicBaseUrl,
+        operatorToken: config.operatorToken,
       }),
     tls,
     host: config.host,

@@ -15,4 +15,9 @@ export class EngineTimeout extends Data.TaggedError("EngineTimeout")<{ readonly 
 export class DependencyUnavailable extends Data.TaggedError("DependencyUnavailable")<{
   readonly dependency: string;
   readonly cause?: unknown;
-}> {}
+}> {
+  /** So that logs and a failed start name what is missing. */
+  override get message(): string {
+    return `${this.dependency} is unavailable`;
+  }
+}

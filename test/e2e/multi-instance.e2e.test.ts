@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { photoPng } from "../support/image-fixtures.ts";
+import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
 import { itsctl, makeDataDir, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
 
 /**
@@ -11,17 +12,19 @@ import { itsctl, makeDataDir, provisionAccount, startService, type ServiceProces
  */
 const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const schema = `its_e2e_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const namespace = testNamespace();
 const RESERVATION_TTL_SECONDS = 5;
 const shared = {
   EVENT_STORE: "postgres",
   DATABASE_URL: `${postgresUrl}?schema=${schema}`,
   SERVER_SECRET: `multi-instance-${randomUUID()}`,
-  NATS_URL: process.env["NATS_URL"] ?? "nats://127.0.0.1:4222",
+  NATS_URL,
+  NATS_NAMESPACE: namespace,
   QUOTA_RESERVATION_TTL_SECONDS: String(RESERVATION_TTL_SECONDS),
   // Two instances share two cores: one render at a time each, the rest wait in the engine queue.
   ENGINE_CONCURRENCY: "1",
   ENGINE_QUEUE_LENGTH: "100",
-  // Per-key rate limits are not what these tests are about (and are per instance until NATS shares them).
+  // Per-key rate limits are not what these tests are about.
   RATE_LIMIT_BURST: "1000",
   RATE_LIMIT_PER_MINUTE: "60000",
 };
@@ -44,6 +47,7 @@ afterAll(async () => {
   if (cli) fs.rmSync(cli["DATA_DIR"]!, { recursive: true, force: true });
   await db?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await db?.end();
+  await dropNatsNamespace(namespace);
 });
 
 const generate = (instance: ServiceProcess, key: string, body: unknown = { image, template: "instagram-square", templateType: "social" }) =>

@@ -1,25 +1,28 @@
 import os from "node:os";
 import { Command, Option } from "commander";
-import { Cause, type Effect, Exit, type Layer, ManagedRuntime } from "effect";
+import { Cause, type Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/accounts.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
 import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
 import { type EventStoreSelection, loadConfig } from "../../config.ts";
-import { coreLayer } from "../../composition.ts";
+import { coreLayer, projectionsLayer } from "../../composition.ts";
+import type { Config } from "../../config.ts";
 import { loadServerSecrets } from "../security/server-secret.ts";
+import { registerAuditCommands } from "./audit-commands.ts";
 import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts";
 
 /**
  * itsctl: the operator's tool. It reads the same configuration as the server and appends to the
  * same event store, so running servers see what it does at once.
  */
-type CoreServices = Layer.Success<ReturnType<typeof coreLayer>>;
+const cliLayer = (config: Config) => Layer.merge(coreLayer(config, loadServerSecrets(config)), projectionsLayer(config));
+type CliServices = Layer.Success<ReturnType<typeof cliLayer>>;
 
 class CliError extends Error {}
 
-const execute = async <A, E>(useCase: Effect.Effect<A, E, CoreServices>): Promise<A> => {
+const execute = async <A, E>(useCase: Effect.Effect<A, E, CliServices>): Promise<A> => {
   const config = loadConfig(process.env, os.availableParallelism());
-  const runtime = ManagedRuntime.make(coreLayer(config, loadServerSecrets(config)));
+  const runtime = ManagedRuntime.make(cliLayer(config));
   try {
     const exit = await runtime.runPromiseExit(useCase);
     if (Exit.isSuccess(exit)) return exit.value;
@@ -124,6 +127,7 @@ export const itsctl = (): Command => {
         `Copied ${copied.count} events from ${from} to ${to}; the target holds the same ${copied.count} events, SHA-256 ${copied.checksum}`,
       );
     });
+  registerAuditCommands(program, execute);
   return program;
 };
 

@@ -1,10 +1,12 @@
 import type { KeyDirectory } from "../../application/key-directory.ts";
 import type { ServiceSettings } from "../../application/settings.ts";
+import type { StreamStateCache } from "../../application/stream-state-cache.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
 import type { ImageEngine } from "../../ports/image-engine.ts";
 import type { ImageInspector } from "../../ports/image-inspector.ts";
+import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
@@ -19,7 +21,10 @@ export type AppServices =
   | RateLimiter
   | KeyDirectory
   | ServiceSettings
+  | StreamStateCache
   | ImageInspector
   | ImageEngine
   | ResultStore
-  | TryOnEngine;
+  | TryOnEngine
+  | UsageProjection
+  | KeyProjection;

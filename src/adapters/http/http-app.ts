@@ -1,6 +1,7 @@
 import Koa from "koa";
 import type { Logger } from "pino";
 import { apiRoutes, type ApiRoutesOptions } from "./api-routes.ts";
+import { auditRoutes } from "./audit-routes.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { errorBoundary } from "./middleware/error-boundary.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -12,6 +13,8 @@ export interface HttpAppOptions extends ApiRoutesOptions {
   readonly logger: Logger;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-* and refuse requests that came in over HTTP. */
   readonly trustProxy: boolean;
+  /** OPERATOR_TOKEN: opens the audit API; undefined keeps it closed. */
+  readonly operatorToken: string | undefined;
 }
 
 /** The HTTPS application. Read top to bottom: what every request goes through, then the routes. */
@@ -25,6 +28,7 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   if (options.trustProxy) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
   app.use(securityHeaders());
   app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendData(ctx, { status: "ok" }) : next()));
+  app.use(auditRoutes({ run: options.run, logger: options.logger, operatorToken: options.operatorToken }).routes());
   app.use(api.routes());
   app.use(async (ctx) => {
     const matched = api.match(ctx.path, ctx.method);

@@ -4,6 +4,7 @@ import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import { DEFAULT_TRYON_SETTINGS, TRYON_SETTING_DESCRIPTIONS, TRYON_SETTING_NAMES, TRYON_SETTING_VALUES } from "../../domain/tryon-settings.ts";
 import { GenerateBody } from "./api-schemas.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
+import { auditPaths, operatorSecurityScheme } from "./openapi-audit.ts";
 
 /**
  * The OpenAPI 3.1 reference served at GET /api/openapi.json. Request bodies come from the same
@@ -74,7 +75,7 @@ export const openApiDocument = (publicBaseUrl: string) => ({
   servers: [{ url: `${publicBaseUrl}/api` }],
   security: [{ bearer: [] }],
   components: {
-    securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "its_<keyId>_<secret>" } },
+    securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "its_<keyId>_<secret>" }, ...operatorSecurityScheme },
     schemas: {
       Error: {
         type: "object",
@@ -98,6 +99,7 @@ export const openApiDocument = (publicBaseUrl: string) => ({
     },
   },
   paths: {
+    ...auditPaths,
     "/generate": {
       post: {
         summary: "Apply a catalog template to an image",

@@ -1,0 +1,216 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Context, Deferred, Effect, Fiber, Layer, Option, type Scope, Stream } from "effect";
+import { describe, expect, it } from "vitest";
+import { sqliteProjectionsLayer } from "../../src/adapters/projections/sqlite-projections.ts";
+import { DependencyUnavailable } from "../../src/ports/errors.ts";
+import type { JsonObject, RecordedEvent } from "../../src/ports/event-store.ts";
+import { KeyProjection, type KeyProjectionShape, UsageProjection, type UsageProjectionShape } from "../../src/ports/projections.ts";
+
+/**
+ * The projection ports' contract. `storage` makes fresh storage for one test; each `open` is an
+ * adapter instance on it, as another process would open it.
+ */
+interface Projections {
+  readonly usage: UsageProjectionShape;
+  readonly keys: KeyProjectionShape;
+}
+
+interface ContractTarget {
+  readonly name: string;
+  readonly storage: Effect.Effect<{ readonly open: Effect.Effect<Projections, unknown, Scope.Scope> }, unknown, Scope.Scope>;
+}
+
+/** Events as the store would record them, with increasing global positions. */
+const history = () => {
+  let position = 0;
+  const event = (streamName: string, type: string, data: JsonObject): RecordedEvent => {
+    position++;
+    return { eventId: randomUUID(), streamName, streamRevision: 0, globalPosition: position, type, data, metadata: {}, recordedAt: "2026-11-14T10:00:00.000Z" };
+  };
+  const at = "2026-11-14T10:00:00.000Z";
+  return {
+    opened: (accountId: string, plan = "free") => event(`account-${accountId}`, "AccountOpened", { accountId, email: `${accountId}@example.com`, name: "N", plan, at }),
+    planChanged: (accountId: string, from: string, to: string) => event(`account-${accountId}`, "AccountPlanChanged", { accountId, from, to, at }),
+    issued: (accountId: string, keyId: string, name = "k") => event(`account-${accountId}`, "ApiKeyIssued", { accountId, keyId, name, secretHash: `hash-${keyId}`, at }),
+    revoked: (accountId: string, keyId: string) => event(`account-${accountId}`, "ApiKeyRevoked", { accountId, keyId, at: "2026-11-15T00:00:00.000Z" }),
+    reserved: (accountId: string, requestId: string, keyId: string, operation = "generate", period = "2026-11") =>
+      event(`quota-${accountId}-${period}`, "QuotaReserved", { requestId, keyId, operation, accountId, period, limit: 50, expiresAt: at, at }),
+    refused: (accountId: string, requestId: string, keyId: string, operation = "generate", period = "2026-11") =>
+      event(`quota-${accountId}-${period}`, "QuotaReservationRefused", { requestId, keyId, operation, accountId, period, limit: 50, used: 50, at }),
+    committed: (accountId: string, requestId: string, period = "2026-11") => event(`quota-${accountId}-${period}`, "QuotaCommitted", { requestId, at }),
+    released: (accountId: string, requestId: string, period = "2026-11") => event(`quota-${accountId}-${period}`, "QuotaReleased", { requestId, reason: "InvalidImage", at }),
+    other: (streamName: string) => event(streamName, "TransformationRequested", { at }),
+  };
+};
+
+const usageOf = (usage: UsageProjectionShape, accountId: string) =>
+  usage.usageOf(accountId).pipe(Effect.map(({ value }) => value.map(({ period, operation, keyId, reserved, committed, released, refused }) => ({ period, operation, keyId, reserved, committed, released, refused }))));
+
+const projectionsContract = (target: ContractTarget) =>
+  describe(`Projections contract: ${target.name}`, () => {
+    const withProjections = <A>(count: number, body: (instances: ReadonlyArray<Projections>) => Effect.Effect<A, unknown, Scope.Scope>) =>
+      Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const storage = yield* target.storage;
+            const instances: Array<Projections> = [];
+            for (let i = 0; i < count; i++) instances.push(yield* storage.open);
+            return yield* body(instances);
+          }),
+        ),
+      );
+    const withProjection = <A>(body: (instance: Projections) => Effect.Effect<A, unknown, Scope.Scope>) => withProjections(1, ([instance]) => body(instance!));
+
+    it("counts usage per account, month, operation and key, attributing commits and releases to their reservation", () =>
+      withProjection(({ usage }) =>
+        Effect.gen(function* () {
+          const h = history();
+          const events = [
+            h.reserved("a", "r1", "k1"),
+            h.reserved("a", "r2", "k2", "ocr"),
+            h.committed("a", "r1"),
+            h.released("a", "r2"),
+            h.refused("a", "r3", "k1"),
+            h.reserved("a", "r4", "k1", "generate", "2026-12"),
+            h.committed("a", "r4", "2026-12"),
+            h.reserved("a", "r5", "k1"),
+            h.committed("a", "ghost"),
+            h.reserved("b", "r6", "k9"),
+            h.committed("b", "r6"),
+          ];
+          yield* usage.apply(events);
+          expect(yield* usageOf(usage, "a")).toEqual([
+            { period: "2026-11", operation: "generate", keyId: "k1", reserved: 2, committed: 1, released: 0, refused: 1 },
+            { period: "2026-11", operation: "ocr", keyId: "k2", reserved: 1, committed: 0, released: 1, refused: 0 },
+            { period: "2026-12", operation: "generate", keyId: "k1", reserved: 1, committed: 1, released: 0, refused: 0 },
+          ]);
+          expect((yield* usage.usageOf("a")).position).toBe(events.at(-1)!.globalPosition);
+          expect(yield* usage.position).toBe(events.at(-1)!.globalPosition);
+          expect(yield* usageOf(usage, "nobody")).toEqual([]);
+        }),
+      ));
+
+    it("is idempotent: a redelivered or older event changes nothing; another category only moves the position", () =>
+      withProjection(({ usage }) =>
+        Effect.gen(function* () {
+          const h = history();
+          const first = [h.reserved("a", "r1", "k1"), h.committed("a", "r1")];
+          const later = [h.other("transformation-x"), h.reserved("a", "r2", "k1"), h.committed("a", "r2"), h.other("account-z")];
+          yield* usage.apply(first);
+          yield* usage.apply(first);
+          yield* Effect.forEach(later, (event) => usage.apply([event]));
+          yield* Effect.forEach([...first, ...later], (event) => usage.apply([event]));
+          yield* usage.apply([...first, ...later]);
+          expect(yield* usageOf(usage, "a")).toEqual([{ period: "2026-11", operation: "generate", keyId: "k1", reserved: 2, committed: 2, released: 0, refused: 0 }]);
+          expect(yield* usage.position).toBe(later.at(-1)!.globalPosition);
+        }),
+      ));
+
+    it("keeps the key directory: active keys with their account, revoked keys refused but remembered", () =>
+      withProjection(({ keys }) =>
+        Effect.gen(function* () {
+          const h = history();
+          yield* keys.apply([h.opened("a"), h.issued("a", "k1", "first"), h.issued("a", "k2", "second"), h.planChanged("a", "free", "pro"), h.revoked("a", "k1"), h.other("quota-a-2026-11")]);
+          expect(yield* keys.findActiveKey("k1")).toEqual(Option.none());
+          const found = yield* keys.findActiveKey("k2");
+          expect(Option.getOrThrow(found)).toEqual({
+            key: { keyId: "k2", accountId: "a", name: "second", prefix: "its_k2", secretHash: "hash-k2", createdAt: "2026-11-14T10:00:00.000Z", revokedAt: null },
+            account: { accountId: "a", email: "a@example.com", name: "N", plan: "pro", openedAt: "2026-11-14T10:00:00.000Z" },
+          });
+          const snapshot = yield* keys.keysOf("a");
+          expect(snapshot.position).toBe(6);
+          expect(snapshot.value.keys.map((k) => [k.keyId, k.revokedAt])).toEqual([
+            ["k1", "2026-11-15T00:00:00.000Z"],
+            ["k2", null],
+          ]);
+          expect(Option.getOrThrow(snapshot.value.account).plan).toBe("pro");
+          expect((yield* keys.keysOf("nobody")).value).toEqual({ account: Option.none(), keys: [] });
+          expect(yield* keys.findActiveKey("unknown")).toEqual(Option.none());
+        }),
+      ));
+
+    it("keeps one checkpoint per projection", () =>
+      withProjection(({ usage, keys }) =>
+        Effect.gen(function* () {
+          const h = history();
+          const events = [h.opened("a"), h.reserved("a", "r1", "k1")];
+          yield* usage.apply(events);
+          expect(yield* usage.position).toBe(2);
+          expect(yield* keys.position).toBe(0);
+          expect(yield* keys.findActiveKey("k1")).toEqual(Option.none());
+          yield* keys.apply(events);
+          expect(Option.isSome((yield* keys.keysOf("a")).value.account)).toBe(true);
+        }),
+      ));
+
+    it("is shared by instances on the same storage", () =>
+      withProjections(2, ([one, two]) =>
+        Effect.gen(function* () {
+          expect(one!.usage.storageId).toBe(two!.usage.storageId);
+          expect(one!.keys.storageId).toBe(one!.usage.storageId);
+          const h = history();
+          yield* one!.keys.apply([h.opened("a"), h.issued("a", "k1")]);
+          yield* two!.keys.apply([h.revoked("a", "k1")]);
+          expect(yield* one!.keys.findActiveKey("k1")).toEqual(Option.none());
+          expect(yield* one!.keys.position).toBe(3);
+        }),
+      ));
+
+    it("rebuilds from scratch to the same rows, showing the old rows until the rebuild commits", () =>
+      withProjections(2, ([live, reader]) =>
+        Effect.gen(function* () {
+          const h = history();
+          const events = [h.opened("a"), h.issued("a", "k1"), h.reserved("a", "r1", "k1"), h.committed("a", "r1"), h.refused("a", "r2", "k1"), h.revoked("a", "k1")];
+          yield* live!.usage.apply(events);
+          const before = yield* usageOf(live!.usage, "a");
+          const halfway = yield* Deferred.make<void>();
+          const proceed = yield* Deferred.make<void>();
+          const paused = Stream.fromIterable(events.slice(0, 3)).pipe(
+            Stream.concat(Stream.fromEffect(Deferred.succeed(halfway, undefined).pipe(Effect.andThen(Deferred.await(proceed)))).pipe(Stream.drain)),
+            Stream.concat(Stream.fromIterable(events.slice(3))),
+          );
+          const rebuilding = yield* live!.usage.rebuild(paused).pipe(Effect.forkChild);
+          yield* Deferred.await(halfway);
+          expect(yield* usageOf(reader!.usage, "a")).toEqual(before);
+          yield* Deferred.succeed(proceed, undefined);
+          expect(yield* Fiber.join(rebuilding)).toBe(events.at(-1)!.globalPosition);
+          expect(yield* usageOf(reader!.usage, "a")).toEqual(before);
+          expect(yield* live!.usage.position).toBe(events.at(-1)!.globalPosition);
+
+          // The key projection was never fed: a rebuild fills it.
+          expect(yield* live!.keys.rebuild(Stream.fromIterable(events))).toBe(events.at(-1)!.globalPosition);
+          expect((yield* reader!.keys.keysOf("a")).value.keys.map((k) => k.revokedAt)).toEqual(["2026-11-15T00:00:00.000Z"]);
+        }),
+      ));
+
+    it("leaves the old rows in place when a rebuild fails", () =>
+      withProjection(({ usage }) =>
+        Effect.gen(function* () {
+          const h = history();
+          const events = [h.reserved("a", "r1", "k1"), h.committed("a", "r1")];
+          yield* usage.apply(events);
+          const failing = Stream.fromIterable(events.slice(0, 1)).pipe(Stream.concat(Stream.fail(new DependencyUnavailable({ dependency: "store" }))));
+          const failure = yield* Effect.flip(usage.rebuild(failing));
+          expect(failure._tag).toBe("DependencyUnavailable");
+          expect(yield* usageOf(usage, "a")).toEqual([{ period: "2026-11", operation: "generate", keyId: "k1", reserved: 1, committed: 1, released: 0, refused: 0 }]);
+          expect(yield* usage.position).toBe(2);
+          // And the storage is usable afterwards.
+          yield* usage.apply([h.reserved("a", "r2", "k1")]);
+          expect(yield* usage.position).toBe(3);
+        }),
+      ));
+  });
+
+const instanceOf = <E>(layer: Layer.Layer<UsageProjection | KeyProjection, E>): Effect.Effect<Projections, E, Scope.Scope> =>
+  Layer.build(layer).pipe(Effect.map((context) => ({ usage: Context.get(context, UsageProjection), keys: Context.get(context, KeyProjection) })));
+
+projectionsContract({
+  name: "sqlite",
+  storage: Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "its-projections-"))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true })),
+  ).pipe(Effect.map((dir) => ({ open: instanceOf(sqliteProjectionsLayer({ path: join(dir, "projections.sqlite") })) }))),
+});

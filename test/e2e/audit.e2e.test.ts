@@ -1,0 +1,160 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { photoPng } from "../support/image-fixtures.ts";
+import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
+import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+
+/**
+ * The audit through the real CLI and the real HTTPS API, on a service that runs its projections
+ * over NATS: an account's history replayed from the event store, checked against the projections.
+ */
+const OPERATOR_TOKEN = "operator-token-for-tests-0123456789abcdef";
+const namespace = testNamespace();
+let service: ServiceProcess;
+let image: string;
+
+beforeAll(async () => {
+  service = await startService({
+    env: {
+      NATS_URL,
+      NATS_NAMESPACE: namespace,
+      OPERATOR_TOKEN,
+      // 60 requests on a handful of keys: the per-key rate is not what this suite is about.
+      RATE_LIMIT_BURST: "1000",
+      RATE_LIMIT_PER_MINUTE: "1000",
+    },
+  });
+  image = (await photoPng(96, 64)).toString("base64");
+});
+afterAll(async () => {
+  await service?.stop();
+  await dropNatsNamespace(namespace);
+});
+
+interface Report {
+  ok: boolean;
+  history: Array<{ type: string; keyId: string | null; requestId: string | null; operation: string | null }>;
+  totals: { reserved: number; committed: number; released: number; refused: number; lines: Array<{ keyId: string; committed: number; refused: number }> };
+  keys: Array<{ keyId: string; revokedAt: string | null }>;
+  verification: { storePosition: number; usageProjectionPosition: number; keyProjectionPosition: number; differences: Array<{ source: string; subject: string; field: string }>; notes: Array<string> };
+}
+
+const audit = (accountId: string, ...args: Array<string>) => itsctl(service.env, ["audit", "--account", accountId, ...args]);
+
+/** The audit once the projections have applied everything of the account (they run in the service, a moment behind). */
+const settledAudit = async (accountId: string): Promise<{ code: number; report: Report }> => {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const run = await audit(accountId, "--json");
+    const report = JSON.parse(run.stdout) as Report;
+    if (report.verification.notes.length === 0 || Date.now() > deadline) return { code: run.code, report };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+};
+
+const generate = (key: string) => service.client.request("POST", "/api/generate", { key, body: { image, template: "instagram-square", templateType: "social" } });
+
+describe("itsctl audit", () => {
+  let accountId: string;
+  const keyIds: Array<string> = [];
+
+  it("prints exactly the history of 50 transformations, 10 refusals and two key rotations, and exits 0", async () => {
+    const provisioned = await provisionAccount(service.env, "free");
+    accountId = provisioned.accountId;
+    let current = provisioned.keys[0]!;
+    keyIds.push(current.id);
+    const statuses: Array<number> = [];
+    for (let round = 0; round < 3; round++) {
+      if (round > 0) {
+        const created = await itsctl(service.env, ["key", "create", "--account", accountId, "--name", `rotated-${round}`, "--json"]);
+        expect(created.code).toBe(0);
+        const next = JSON.parse(created.stdout) as { id: string; key: string };
+        expect((await itsctl(service.env, ["key", "delete", "--account", accountId, "--key", current.id])).code).toBe(0);
+        current = next;
+        keyIds.push(next.id);
+      }
+      for (let i = 0; i < 20; i++) statuses.push((await generate(current.key)).status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+
+    const { code, report } = await settledAudit(accountId);
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(report.verification.notes).toEqual([]);
+    expect(report.verification.differences).toEqual([]);
+    const types = report.history.map((entry) => entry.type);
+    const count = (type: string) => types.filter((t) => t === type).length;
+    expect(types).toHaveLength(1 + 3 + 2 + 50 + 50 + 10);
+    expect([count("AccountOpened"), count("ApiKeyIssued"), count("ApiKeyRevoked")]).toEqual([1, 3, 2]);
+    expect([count("QuotaReserved"), count("QuotaCommitted"), count("QuotaReservationRefused"), count("QuotaReleased")]).toEqual([50, 50, 10, 0]);
+    expect(report.totals).toMatchObject({ reserved: 50, committed: 50, released: 0, refused: 10 });
+    expect(report.totals.lines.map(({ keyId, committed, refused }) => ({ keyId, committed, refused })).sort((a, b) => keyIds.indexOf(a.keyId) - keyIds.indexOf(b.keyId))).toEqual([
+      { keyId: keyIds[0], committed: 20, refused: 0 },
+      { keyId: keyIds[1], committed: 20, refused: 0 },
+      { keyId: keyIds[2], committed: 10, refused: 10 },
+    ]);
+    expect(report.keys.map((key) => [key.keyId, key.revokedAt === null])).toEqual([
+      [keyIds[0], false],
+      [keyIds[1], false],
+      [keyIds[2], true],
+    ]);
+    // Every quota event names its key and request.
+    const quota = report.history.filter((entry) => entry.type.startsWith("Quota"));
+    expect(quota.every((entry) => entry.keyId !== null && entry.requestId !== null && entry.operation === "generate")).toBe(true);
+    expect(new Set(quota.map((entry) => entry.requestId)).size).toBe(60);
+
+    const text = await audit(accountId);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("Totals: 50 transformation(s), 10 refusal(s), 0 released, 50 reserved");
+    expect(text.stdout).toContain("Result: OK");
+  });
+
+  it("gives auditors the same report over the API, with the operator credential only", async () => {
+    const url = `/api/audit/accounts/${accountId}`;
+    const reply = await service.client.request("GET", url, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(reply.status).toBe(200);
+    const { report: cli } = await settledAudit(accountId);
+    expect({ ...reply.json.data, generatedAt: "" }).toEqual({ ...cli, generatedAt: "" });
+
+    const ranged = await service.client.request("GET", `${url}?from=2000-01-01&to=2000-01-31`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(ranged.status).toBe(200);
+    expect(ranged.json.data.history).toEqual([]);
+    const badDate = await service.client.request("GET", `${url}?from=yesterday`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(badDate.status).toBe(400);
+    expect(badDate.json.error.code).toBe("INVALID_REQUEST");
+    const unknown = await service.client.request("GET", "/api/audit/accounts/acc_nobody", { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(unknown.status).toBe(404);
+
+    const { keys } = await provisionAccount(service.env, "free");
+    for (const headers of [{}, { Authorization: `Bearer ${keys[0]!.key}` }, { Authorization: `Bearer ${OPERATOR_TOKEN}x` }]) {
+      const refused = await service.client.request("GET", url, { headers });
+      expect(refused.status).toBe(401);
+      expect(refused.json.error.code).toBe("UNAUTHORIZED");
+    }
+    const documented = await service.client.request("GET", "/api/openapi.json");
+    expect(documented.json.paths["/audit/accounts/{accountId}"].get.security).toEqual([{ operator: [] }]);
+  });
+
+  it("exits non-zero and names the difference once a projection row is corrupted by hand", async () => {
+    const db = new DatabaseSync(path.join(service.dataDir, "projections.sqlite"));
+    try {
+      db.prepare("UPDATE usage SET committed = committed - 1 WHERE account_id = ? AND key_id = ?").run(accountId, keyIds[1]!);
+      db.prepare("UPDATE api_keys SET revoked_at = NULL WHERE key_id = ?").run(keyIds[0]!);
+    } finally {
+      db.close();
+    }
+    const run = await audit(accountId);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toContain("Result: 2 DIFFERENCE(S)");
+    expect(run.stderr).toMatch(new RegExp(`usage projection: usage \\d{4}-\\d{2} generate ${keyIds[1]} committed replayed 20, recorded 19`));
+    expect(run.stderr).toMatch(new RegExp(`key projection: key ${keyIds[0]} revoked replayed "[^"]+", recorded null`));
+    const json = JSON.parse((await audit(accountId, "--json")).stdout) as Report;
+    expect(json.ok).toBe(false);
+    expect(json.verification.differences.map((d) => [d.source, d.field])).toEqual([
+      ["usage projection", "committed"],
+      ["key projection", "revoked"],
+    ]);
+  });
+});
