@@ -18,6 +18,7 @@ import { Client } from "pg";
 import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { handleCommand } from "../src/application/command-handler.ts";
+import { inProcessStreamLocks, type StreamLocks } from "../src/application/stream-locks.ts";
 import { lruStreamStateCache, type StreamStateCache } from "../src/application/stream-state-cache.ts";
 import { quotaLedgerDecider, quotaStream } from "../src/domain/quota-ledger.ts";
 import { EventStore, type EventStoreShape } from "../src/ports/event-store.ts";
@@ -51,20 +52,20 @@ const percentile = (values: ReadonlyArray<number>, p: number): number => {
 
 /**
  * `writers` fibers, spread over the instances, share `reservations` requests on one fresh ledger;
- * every append that lost a race is counted. Each instance has its own state cache, as each service
- * process has.
+ * every append that lost a race is counted. Each instance has its own state cache and stream locks,
+ * as each service process has.
  */
 const measure = (instances: ReadonlyArray<EventStoreShape>, writers: number): Effect.Effect<Run> =>
   Effect.gen(function* () {
     let conflicts = 0;
-    const processes: Array<Context.Context<EventStore | StreamStateCache>> = [];
+    const processes: Array<Context.Context<EventStore | StreamStateCache | StreamLocks>> = [];
     for (const store of instances) {
       const counting: EventStoreShape = {
         ...store,
         appendToStream: (...args) =>
           store.appendToStream(...args).pipe(Effect.tapError((error) => Effect.sync(() => (error._tag === "ConcurrencyConflict" ? conflicts++ : undefined)))),
       };
-      processes.push(yield* Layer.build(Layer.mergeAll(Layer.succeed(EventStore)(counting), lruStreamStateCache())));
+      processes.push(yield* Layer.build(Layer.mergeAll(Layer.succeed(EventStore)(counting), lruStreamStateCache(), inProcessStreamLocks)));
     }
     const accountId = `acc_bench${randomUUID().slice(0, 8)}`;
     const ledger = quotaStream(accountId, "2026-11");
@@ -99,7 +100,7 @@ const measure = (instances: ReadonlyArray<EventStoreShape>, writers: number): Ef
         Effect.catchTag("DependencyUnavailable", () => Effect.sync(() => failures++)),
         Effect.orDie,
       );
-    const writer = (services: Context.Context<EventStore | StreamStateCache>) =>
+    const writer = (services: Context.Context<EventStore | StreamStateCache | StreamLocks>) =>
       Effect.gen(function* () {
         while (next < reservations) yield* request(next++);
       }).pipe(Effect.provideContext(services));

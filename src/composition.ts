@@ -10,6 +10,7 @@ import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { systemClock } from "./ports/clock.ts";
 import { keyDirectoryLayer } from "./application/key-directory.ts";
+import { inProcessStreamLocks } from "./application/stream-locks.ts";
 import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
@@ -64,6 +65,7 @@ export const coreLayer = (config: Config, secrets: ServerSecrets) =>
     hmacSecretHasher(secrets.apiKeyHashKey),
     settingsLayer(config),
     lruStreamStateCache(),
+    inProcessStreamLocks,
   );
 
 /** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
