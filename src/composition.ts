@@ -1,13 +1,16 @@
 import path from "node:path";
 import { Effect, Layer } from "effect";
 import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
-import type { Config } from "./config.ts";
+import type { Config, EventStoreSelection } from "./config.ts";
+import { kurrentDbEventStoreLayer } from "./adapters/event-store/kurrentdb-event-store.ts";
+import { postgresEventStoreLayer } from "./adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { systemClock } from "./ports/clock.ts";
 import { keyDirectoryLayer } from "./application/key-directory.ts";
+import { inProcessStreamLocks } from "./application/stream-locks.ts";
 import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
@@ -36,10 +39,23 @@ export const settingsLayer = (config: Config) =>
     maxImageBytes: config.maxImageBytes,
     maxKeysPerAccount: config.maxKeysPerAccount,
     resultTtlMs: config.resultTtlSeconds * 1000,
+    reservationTtlMs: config.quotaReservationTtlSeconds * 1000,
     rateOverride: config.rateOverride,
   });
 
-export const eventStoreLayer = (config: Config) => sqliteEventStoreLayer({ path: path.join(config.dataDir, "events.sqlite"), synchronous: config.sqliteSynchronous });
+/** The event store a selection names; `itsctl store migrate` opens two of them this way. */
+export const eventStoreLayerFor = (selection: EventStoreSelection, options: { readonly sqliteSynchronous?: "normal" | "full" } = {}) => {
+  switch (selection.kind) {
+    case "sqlite":
+      return sqliteEventStoreLayer({ path: selection.path, synchronous: options.sqliteSynchronous ?? "normal" });
+    case "postgres":
+      return postgresEventStoreLayer({ connectionString: selection.url, schema: selection.schema });
+    case "kurrentdb":
+      return kurrentDbEventStoreLayer({ connectionString: selection.url });
+  }
+};
+
+export const eventStoreLayer = (config: Config) => eventStoreLayerFor(config.eventStore, { sqliteSynchronous: config.sqliteSynchronous });
 
 /** What every entry point needs: the event store, time, ids, the key hasher, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets) =>
@@ -50,6 +66,7 @@ export const coreLayer = (config: Config, secrets: ServerSecrets) =>
     hmacSecretHasher(secrets.apiKeyHashKey),
     settingsLayer(config),
     lruStreamStateCache(),
+    inProcessStreamLocks,
   );
 
 /** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */

@@ -1,8 +1,9 @@
 import { Effect, Schedule } from "effect";
 import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { EventStore, NO_STREAM, type JsonObject } from "../ports/event-store.ts";
+import { type ConcurrencyConflict, EventStore, NO_STREAM, type JsonObject } from "../ports/event-store.ts";
 import { CommandRejected } from "./errors.ts";
+import { StreamLocks } from "./stream-locks.ts";
 import { StreamStateCache } from "./stream-state-cache.ts";
 
 /** Domain events are `{ type, data }` records; the store keeps `data` as JSON. */
@@ -52,16 +53,12 @@ export const loadState = <Command, Event extends DomainEvent, State>(
     return { state, revision };
   });
 
-/**
- * Load, decide, append with the expected revision; on a conflict another writer got there
- * first, so decide again on the fresh state. `metadata` travels with every event appended.
- */
-export const handleCommand = <Command, Event extends DomainEvent, State>(
+const decideAndAppend = <Command, Event extends DomainEvent, State>(
   decider: Decider<Command, Event, State>,
   streamName: string,
   command: Command,
-  metadata: JsonObject = {},
-): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable, EventStore | StreamStateCache> =>
+  metadata: JsonObject,
+): Effect.Effect<Handled<Event, State>, CommandRejected | ConcurrencyConflict | DependencyUnavailable, EventStore | StreamStateCache> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
     const { state, revision } = yield* loadState(decider, streamName);
@@ -76,6 +73,22 @@ export const handleCommand = <Command, Event extends DomainEvent, State>(
     const next = { state: decision.events.reduce(decider.evolve, state), revision: appended.nextExpectedRevision };
     (yield* StreamStateCache).set(cacheKey(decider, streamName), next);
     return { ...next, events: decision.events };
+  });
+
+/**
+ * Load, decide, append with the expected revision; on a conflict another writer got there
+ * first, so decide again on the fresh state. `metadata` travels with every event appended.
+ * This process's commands on one stream take turns (StreamLocks); only other processes race.
+ */
+export const handleCommand = <Command, Event extends DomainEvent, State>(
+  decider: Decider<Command, Event, State>,
+  streamName: string,
+  command: Command,
+  metadata: JsonObject = {},
+): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable, EventStore | StreamStateCache | StreamLocks> =>
+  Effect.gen(function* () {
+    const { withLock } = yield* StreamLocks;
+    return yield* withLock(streamName)(decideAndAppend(decider, streamName, command, metadata));
   }).pipe(
     Effect.retry({
       while: (error) => error._tag === "ConcurrencyConflict",

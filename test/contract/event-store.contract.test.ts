@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "pg";
 import { Context, Deferred, Effect, Fiber, Layer, type Scope, Stream } from "effect";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConcurrencyConflict,
   EventStore,
@@ -18,6 +18,7 @@ import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrent
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
+import { findKurrentDb, type KurrentDbServer, startKurrentDb } from "../support/kurrentdb-server.ts";
 
 /**
  * One adapter under contract. `storage` makes fresh storage for one test (released with the scope);
@@ -68,8 +69,8 @@ const expectConflict = (error: unknown, streamName: string, expected: number | "
   expect(error).toMatchObject({ _tag: "ConcurrencyConflict", streamName, expected, actual });
 };
 
-const eventStoreContract = (target: ContractTarget, suite: (name: string, body: () => void) => void = describe) =>
-  suite(`EventStore contract: ${target.name}`, () => {
+const eventStoreContract = (target: ContractTarget) =>
+  describe(`EventStore contract: ${target.name}`, () => {
     /** Runs a test body with `count` instances on one fresh storage; stream names are unique per test. */
     const withStores = <A>(
       count: number,
@@ -462,13 +463,20 @@ eventStoreContract({
   ),
 });
 
-/** KurrentDB has no throwaway storage: tests share the server and keep apart by unique stream names. */
-const kurrentDbUrl = process.env["KURRENTDB_URL"];
-if (kurrentDbUrl === undefined) console.warn("[event-store contract] KurrentDB: SKIPPED — set KURRENTDB_URL=kurrentdb://… to run");
-eventStoreContract(
-  {
+/**
+ * KurrentDB has no throwaway storage: tests share the server and keep apart by unique stream names.
+ * The server is KURRENTDB_URL's, or a container where Docker answers; without either the suite says it skipped.
+ */
+const kurrentDb = await findKurrentDb();
+if (kurrentDb.kind === "none") console.warn(`[event-store contract] KurrentDB: SKIPPED — ${kurrentDb.reason}`);
+describe.skipIf(kurrentDb.kind === "none")(`KurrentDB server (${kurrentDb.kind === "url" ? "KURRENTDB_URL" : "testcontainers"})`, () => {
+  let server: KurrentDbServer | undefined;
+  beforeAll(async () => {
+    if (kurrentDb.kind !== "none") server = await startKurrentDb(kurrentDb);
+  }, 300_000);
+  afterAll(() => server?.stop());
+  eventStoreContract({
     name: "kurrentdb",
-    storage: Effect.succeed({ open: instanceOf(kurrentDbEventStoreLayer({ connectionString: kurrentDbUrl ?? "" })) }),
-  },
-  kurrentDbUrl === undefined ? describe.skip : describe,
-);
+    storage: Effect.sync(() => ({ open: instanceOf(kurrentDbEventStoreLayer({ connectionString: server?.url ?? "" })) })),
+  });
+});

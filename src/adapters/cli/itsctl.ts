@@ -4,11 +4,12 @@ import { Cause, type Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/accounts.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
 import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
-import { loadConfig } from "../../config.ts";
+import { type EventStoreSelection, loadConfig } from "../../config.ts";
 import { coreLayer, projectionsLayer } from "../../composition.ts";
 import type { Config } from "../../config.ts";
 import { loadServerSecrets } from "../security/server-secret.ts";
 import { registerAuditCommands } from "./audit-commands.ts";
+import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts";
 
 /**
  * itsctl: the operator's tool. It reads the same configuration as the server and appends to the
@@ -45,7 +46,7 @@ const keyIdArgument = (value: string): string => {
 };
 
 export const itsctl = (): Command => {
-  const program = new Command("itsctl").description("Operate the image transformation service: accounts, plans and API keys.");
+  const program = new Command("itsctl").description("Operate the image transformation service: accounts, plans, API keys and the event store.");
   program.showHelpAfterError();
 
   const account = program.command("account").description("open accounts and change their plans");
@@ -108,6 +109,23 @@ export const itsctl = (): Command => {
     .action(async (options: { account: string; key: string; json?: boolean }) => {
       await execute(deleteKey(options.account, options.key));
       print(Boolean(options.json), { id: options.key, deleted: true }, `Key ${options.key} deleted`);
+    });
+
+  const store = program.command("store").description("move the event store");
+  store
+    .command("migrate")
+    .description("copy every event, in order, into an empty store of any kind, then verify count and SHA-256; stop the service first")
+    .requiredOption("--from <store>", "source: sqlite:PATH, postgres:URL or kurrentdb:URL", parseStoreSpec)
+    .requiredOption("--to <store>", "target (empty): sqlite:PATH, postgres:URL[?schema=name] or kurrentdb:URL", parseStoreSpec)
+    .option("--json", "print JSON")
+    .action(async (options: { from: EventStoreSelection; to: EventStoreSelection; json?: boolean }) => {
+      const copied = await migrateStore(options.from, options.to);
+      const [from, to] = [describeStore(options.from), describeStore(options.to)];
+      print(
+        Boolean(options.json),
+        { from, to, ...copied },
+        `Copied ${copied.count} events from ${from} to ${to}; the target holds the same ${copied.count} events, SHA-256 ${copied.checksum}`,
+      );
     });
   registerAuditCommands(program, execute);
   return program;

@@ -1,5 +1,6 @@
 import type { KeyDirectory } from "../../application/key-directory.ts";
 import type { ServiceSettings } from "../../application/settings.ts";
+import type { StreamLocks } from "../../application/stream-locks.ts";
 import type { StreamStateCache } from "../../application/stream-state-cache.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
@@ -23,6 +24,7 @@ export type AppServices =
   | KeyDirectory
   | ServiceSettings
   | StreamStateCache
+  | StreamLocks
   | ImageInspector
   | ImageEngine
   | ResultStore
