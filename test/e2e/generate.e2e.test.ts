@@ -111,6 +111,8 @@ describe("engine capacity", () => {
     const small = await startService({ env: { ENGINE_CONCURRENCY: "1", ENGINE_QUEUE_LENGTH: "4" } });
     try {
       const { keys } = await provisionAccount(small.env, "enterprise", 14);
+      // The engines' warm models and OCR workers are there before any request: count what the load adds.
+      const atRest = peakRssMiB(small.pid);
       const image = (await photoJpeg(1600, 1200)).toString("base64");
       const replies = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
@@ -127,8 +129,9 @@ describe("engine capacity", () => {
         expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       }
       const peak = peakRssMiB(small.pid);
-      console.log(`[capacity] 200 concurrent: ${statuses.filter((s) => s === 200).length} × 200, ${busy.length} × 503; peak RSS ${peak.toFixed(0)} MiB`);
-      expect(peak).toBeLessThan(1500);
+      console.log(`[capacity] 200 concurrent: ${statuses.filter((s) => s === 200).length} × 200, ${busy.length} × 503; peak RSS ${peak.toFixed(0)} MiB (${atRest.toFixed(0)} at rest)`);
+      // 200 bodies of ~1.3 MB are read at once before the queue turns them away; the queue keeps the rest bounded.
+      expect(peak - atRest).toBeLessThan(1000);
       expect((await small.client.request("GET", "/healthz")).status).toBe(200);
     } finally {
       await small.stop();
