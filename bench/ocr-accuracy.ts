@@ -64,10 +64,10 @@ for (const run of runs) {
 
 const table = (title: string, keys: ReadonlyArray<string>, key: (outcome: SampleOutcome) => string) => {
   console.log(`\n${title}`);
-  console.log(["".padEnd(32), ...keys.map((name) => name.padStart(12))].join(""));
+  console.log(["".padEnd(36), ...keys.map((name) => name.padStart(13))].join(""));
   for (const [name, { outcomes }] of results) {
     const cer = cerBy(outcomes, key);
-    console.log([name.padEnd(32), ...keys.map((k) => (cer.has(k) ? (cer.get(k) ?? 0).toFixed(2) : "-").padStart(12))].join(""));
+    console.log([name.padEnd(36), ...keys.map((k) => (cer.has(k) ? (cer.get(k) ?? 0).toFixed(2) : "-").padStart(13))].join(""));
   }
 };
 
@@ -76,11 +76,11 @@ const variants = [...new Set(corpus.map((sample) => (sample.layout === "paragrap
 console.log(`OCR accuracy on ${corpus.length} generated pages (${paddleCorpus.length} in PaddleOCR's languages)`);
 table("CER % per language", languages, (outcome) => outcome.sample.language);
 table("CER % per page variant", variants, variantOf);
-console.log(`\n${"".padEnd(32)}${"CER %".padStart(8)}${"pages/s".padStart(9)}${"language named right".padStart(22)}`);
+console.log(`\n${"".padEnd(36)}${"CER %".padStart(8)}${"pages/s".padStart(9)}${"language named right".padStart(22)}`);
 for (const [name, { outcomes, seconds }] of results) {
   const right = outcomes.filter((outcome) => outcome.language === outcome.sample.language).length;
   console.log(
-    `${name.padEnd(32)}${cerPercent(outcomes.map((outcome) => outcome.count)).toFixed(2).padStart(8)}${(outcomes.length / seconds).toFixed(2).padStart(9)}${`${right}/${outcomes.length}`.padStart(22)}`,
+    `${name.padEnd(36)}${cerPercent(outcomes.map((outcome) => outcome.count)).toFixed(2).padStart(8)}${(outcomes.length / seconds).toFixed(2).padStart(9)}${`${right}/${outcomes.length}`.padStart(22)}`,
   );
 }
 const missing = missingFontFamilies(corpusLanguages);

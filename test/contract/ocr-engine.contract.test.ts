@@ -15,7 +15,7 @@ import {
 } from "../../src/ports/ocr-engine.ts";
 import { cerCount } from "../support/character-error-rate.ts";
 import { pngSize } from "../support/ocr-accuracy.ts";
-import { type CorpusSpec, missingFontFamilies, renderSample } from "../support/ocr-corpus.ts";
+import { type CorpusSpec, fontsFor, missingFontFamilies, renderSample } from "../support/ocr-corpus.ts";
 import type { CorpusLanguage } from "../support/ocr-corpus-texts.ts";
 
 /**
@@ -32,7 +32,7 @@ interface EngineUnderTest {
   readonly name: string;
   readonly layer: () => Layer.Layer<OcrEngine, DependencyUnavailable>;
   readonly capacityLayer: (options: CapacityOptions) => Layer.Layer<OcrEngine, DependencyUnavailable>;
-  /** Latin languages whose clean pages "auto" must name. */
+  /** Languages whose clean pages "auto" must name (every Latin one for Tesseract). */
   readonly autoLanguages: ReadonlyArray<CorpusLanguage & OcrLanguage>;
 }
 
@@ -40,7 +40,7 @@ const page = (language: CorpusLanguage, overrides: Partial<CorpusSpec> = {}): Co
   language,
   layout: "paragraph",
   variant: "clean",
-  font: "DejaVu Sans",
+  font: fontsFor[language][0] ?? "DejaVu Sans",
   fontSize: 22,
   textIndex: 0,
   ...overrides,
@@ -57,8 +57,11 @@ const serviceOf = async (runtime: ManagedRuntime.ManagedRuntime<OcrEngine, Depen
     }),
   );
 
+const missingLatinFonts = missingFontFamilies(["eng"]);
+if (missingLatinFonts.length > 0) console.warn(`OcrEngine contract skipped, fonts missing: ${missingLatinFonts.join(", ")}`);
+
 const ocrEngineContract = (subject: EngineUnderTest) =>
-  describe.skipIf(missingFontFamilies(["eng"]).length > 0)(`OcrEngine contract: ${subject.name}`, () => {
+  describe.skipIf(missingLatinFonts.length > 0)(`OcrEngine contract: ${subject.name}`, () => {
     let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable>;
     let engine: OcrEngineShape;
     let english: { image: ValidatedImage; groundTruth: string };
@@ -152,13 +155,15 @@ const ocrEngineContract = (subject: EngineUnderTest) =>
       }
     });
 
-    it.each(subject.autoLanguages)('names %s when asked for "auto" on a clean page', async (language) => {
-      const sample = await renderSample(page(language));
-      const result = await recognize(image(sample.png), "auto");
-      expect(result.language).toBe(language);
-      const { errors, length } = cerCount(result.text, sample.groundTruth);
-      expect(errors / length).toBeLessThan(0.05);
-    });
+    for (const language of subject.autoLanguages) {
+      it.skipIf(missingFontFamilies([language]).length > 0)(`names ${language} when asked for "auto" on a clean page`, async () => {
+        const sample = await renderSample(page(language));
+        const result = await recognize(image(sample.png), "auto");
+        expect(result.language).toBe(language);
+        const { errors, length } = cerCount(result.text, sample.groundTruth);
+        expect(errors / length).toBeLessThan(0.05);
+      });
+    }
 
     it("refuses a language it does not read with UnsupportedLanguage", async () => {
       const unsupported = ocrLanguages.find((language) => !engine.languages.includes(language));
@@ -209,12 +214,12 @@ ocrEngineContract({
   name: "tesseract.js",
   layer: () => TesseractOcrEngine.layer(),
   capacityLayer: tesseractCapacity,
-  autoLanguages: ["eng", "deu", "fra", "spa", "ita", "por", "nld"],
+  autoLanguages: ["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "ara"],
 });
 
 ocrEngineContract({
   name: "PaddleOCR (onnxruntime)",
   layer: () => PaddleOcrEngine.layer(),
   capacityLayer: paddleCapacity,
-  autoLanguages: ["eng"],
+  autoLanguages: ["eng", "chi_sim"],
 });

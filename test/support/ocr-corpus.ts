@@ -44,15 +44,18 @@ export const fontsFor: Record<CorpusLanguage, readonly string[]> = {
 const aptPackageOf = (family: string): string =>
   family.startsWith("DejaVu") ? "fonts-dejavu-core" : family.includes("CJK") ? "fonts-noto-cjk" : "fonts-noto-core";
 
-/** Font families the corpus needs that fontconfig does not know, with the Debian package of each. */
+/**
+ * Font families the corpus needs that fontconfig does not know, with the Debian package of each
+ * (or fontconfig itself, whose `fc-list` answers the question, when it is missing).
+ */
 export const missingFontFamilies = (languages: ReadonlyArray<CorpusLanguage>): ReadonlyArray<string> => {
-  let installed: Set<string>;
+  let listing: string;
   try {
-    const listing = execFileSync("fc-list", [":", "family"], { encoding: "utf8" });
-    installed = new Set(listing.split("\n").flatMap((line) => line.split(",").map((name) => name.trim())));
+    listing = execFileSync("fc-list", [":", "family"], { encoding: "utf8" });
   } catch {
-    installed = new Set();
+    return ["fc-list (fontconfig)"];
   }
+  const installed = new Set(listing.split("\n").flatMap((line) => line.split(",").map((name) => name.trim())));
   const needed = new Set(languages.flatMap((language) => fontsFor[language]));
   return [...needed].filter((family) => !installed.has(family)).map((family) => `${family} (${aptPackageOf(family)})`);
 };

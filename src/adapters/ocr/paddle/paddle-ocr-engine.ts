@@ -51,15 +51,17 @@ const modelFiles = (): Omit<PaddleThreadSetup, "threads"> => {
   return {
     detectionPath: path.join(folder, "ch_PP-OCRv4_det_infer.onnx"),
     recognitionPath: path.join(folder, "ch_PP-OCRv4_rec_infer.onnx"),
+    classifierPath: path.join(folder, "ch_ppocr_mobile_v2.0_cls_infer.onnx"),
     dictionaryPath: path.join(folder, "ppocr_keys_v1.txt"),
   };
 };
 
-const han = /\p{Script=Han}/gu;
-const letter = /[\p{L}\p{N}]/gu;
 /** Simplified Chinese when Han characters make up a good share of what was read. */
-const languageOfText = (text: string): OcrLanguage =>
-  (text.match(han)?.length ?? 0) >= 0.3 * (text.match(letter)?.length ?? 0) && han.test(text) ? "chi_sim" : "eng";
+const languageOfText = (text: string): OcrLanguage => {
+  const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
+  const letters = text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  return han > 0 && han >= 0.3 * letters ? "chi_sim" : "eng";
+};
 
 const portError = (error: unknown, deadlineMs: number, retryAfterSeconds: number) => {
   if (error instanceof QueueFull) return new EngineBusy({ retryAfterSeconds });
@@ -77,17 +79,19 @@ interface Reading {
 const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueued: number; deadlineMs: number }): OcrEngineShape => {
   const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
 
-  const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal): Promise<Reading> => {
+  /** Reads the page turned by `rotation`; once more turned 180 degrees if the line classifier finds it upside down. */
+  const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal, checkOrientation = true): Promise<Reading> => {
     const page = await prepareRaw(upright, { rotation, scale });
     const size = detectionSize(page.rawWidth, page.rawHeight);
     const detection = await sharp(page.rgb, { raw: { width: page.rawWidth, height: page.rawHeight, channels: 3 } })
       .resize(size.width, size.height, { fit: "fill" })
       .raw()
       .toBuffer();
-    const lines = await pool.run(
-      { page: { width: page.rawWidth, height: page.rawHeight, rgb: page.rgb }, detection: { ...size, rgb: detection } },
+    const { lines, upsideDown } = await pool.run(
+      { page: { width: page.rawWidth, height: page.rawHeight, rgb: page.rgb }, detection: { ...size, rgb: detection }, checkOrientation },
       signal,
     );
+    if (upsideDown) return read(upright, (rotation + 180) % 360, scale, signal, false);
     const blocks = blocksToDisplayed(page, layoutPage(lines));
     const characters = blocks.reduce((sum, block) => sum + block.text.length, 0);
     const confidence = blocks.reduce((sum, block) => sum + block.confidence * block.text.length, 0) / Math.max(1, characters);

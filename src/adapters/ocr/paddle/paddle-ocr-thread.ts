@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import * as ort from "onnxruntime-node";
 import { boxesFromProbabilities, detectionTensor, type RgbImage, type TextBox } from "./text-detection.ts";
+import { classifierWidth, orientationBatch, pageIsUpsideDown } from "./text-orientation.ts";
 import { decodeCtc, lineHeight, lineWidthFor, recognitionBatch } from "./text-recognition.ts";
 
 /**
@@ -12,6 +13,7 @@ import { decodeCtc, lineHeight, lineWidthFor, recognitionBatch } from "./text-re
 export interface PaddleThreadSetup {
   readonly detectionPath: string;
   readonly recognitionPath: string;
+  readonly classifierPath: string;
   readonly dictionaryPath: string;
   readonly threads: number;
 }
@@ -22,6 +24,8 @@ export interface PaddleJob {
   readonly page: RgbImage;
   /** The page resized for the detector (sides multiples of 32). */
   readonly detection: RgbImage;
+  /** Ask the line classifier whether the page is upside down before recognising it. */
+  readonly checkOrientation: boolean;
 }
 
 export interface RecognisedLine extends TextBox {
@@ -31,7 +35,8 @@ export interface RecognisedLine extends TextBox {
 
 export type PaddleThreadMessage =
   | { readonly kind: "ready" }
-  | { readonly kind: "done"; readonly id: number; readonly lines: ReadonlyArray<RecognisedLine> }
+  /** `upsideDown`: the line classifier says the page is turned 180 degrees; nothing was recognised. */
+  | { readonly kind: "done"; readonly id: number; readonly lines: ReadonlyArray<RecognisedLine>; readonly upsideDown: boolean }
   | { readonly kind: "failed"; readonly id: number; readonly message: string };
 
 /** Lines per recognition run (PaddleOCR's rec_batch_num), sorted by width so padding stays small. */
@@ -44,6 +49,7 @@ if (port === null) throw new Error("paddle-ocr-thread runs as a worker thread");
 const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: setup.threads, interOpNumThreads: 1 };
 const detector = await ort.InferenceSession.create(setup.detectionPath, options);
 const recogniser = await ort.InferenceSession.create(setup.recognitionPath, options);
+const classifier = await ort.InferenceSession.create(setup.classifierPath, options);
 const characters = [...readFileSync(setup.dictionaryPath, "utf8").split(/\r?\n/).filter((line, i, all) => line !== "" || i < all.length - 1), " "];
 
 const detect = async (job: PaddleJob): Promise<TextBox[]> => {
@@ -60,6 +66,14 @@ const detect = async (job: PaddleJob): Promise<TextBox[]> => {
     y1: Math.min(page.height, box.y1 * scaleY),
     score: box.score,
   }));
+};
+
+const upsideDown = async (page: RgbImage, boxes: ReadonlyArray<TextBox>): Promise<boolean> => {
+  if (boxes.length === 0) return false;
+  const input = new ort.Tensor("float32", orientationBatch(page, boxes), [boxes.length, 3, lineHeight, classifierWidth]);
+  const output = (await classifier.run({ [classifier.inputNames[0] ?? "x"]: input }))[classifier.outputNames[0] ?? ""];
+  if (output === undefined) throw new Error("classifier returned no output");
+  return pageIsUpsideDown(output.data as Float32Array, boxes.length);
 };
 
 const recognise = async (page: RgbImage, boxes: ReadonlyArray<TextBox>): Promise<RecognisedLine[]> => {
@@ -80,11 +94,15 @@ const recognise = async (page: RgbImage, boxes: ReadonlyArray<TextBox>): Promise
   return lines;
 };
 
+const read = async (job: PaddleJob): Promise<PaddleThreadMessage> => {
+  const boxes = await detect(job);
+  if (job.checkOrientation && (await upsideDown(job.page, boxes))) return { kind: "done", id: job.id, lines: [], upsideDown: true };
+  return { kind: "done", id: job.id, lines: await recognise(job.page, boxes), upsideDown: false };
+};
+
 port.on("message", (job: PaddleJob) => {
-  detect(job)
-    .then((boxes) => recognise(job.page, boxes))
-    .then(
-      (lines) => port.postMessage({ kind: "done", id: job.id, lines } satisfies PaddleThreadMessage),
+  read(job).then(
+      (message) => port.postMessage(message),
       (error: unknown) => port.postMessage({ kind: "failed", id: job.id, message: String(error) } satisfies PaddleThreadMessage),
     );
 });

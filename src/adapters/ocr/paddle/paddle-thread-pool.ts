@@ -1,6 +1,12 @@
 import { Worker } from "node:worker_threads";
 import type { PaddleJob, PaddleThreadMessage, PaddleThreadSetup, RecognisedLine } from "./paddle-ocr-thread.ts";
 
+export interface PaddleReading {
+  readonly lines: ReadonlyArray<RecognisedLine>;
+  /** The page is turned 180 degrees: read it again turned back. */
+  readonly upsideDown: boolean;
+}
+
 /**
  * Inference threads for the PaddleOCR engine, each with its own ONNX sessions. How many jobs
  * run at once is the caller's business (a BoundedWorkQueue of the same size); a job takes an
@@ -14,7 +20,7 @@ const threadUrl = new URL("./paddle-ocr-thread.ts", import.meta.url);
 
 interface Thread {
   readonly worker: Worker;
-  readonly pending: Map<number, { resolve: (lines: ReadonlyArray<RecognisedLine>) => void; reject: (error: Error) => void }>;
+  readonly pending: Map<number, { resolve: (result: PaddleReading) => void; reject: (error: Error) => void }>;
 }
 
 export class PaddleThreadPool {
@@ -61,14 +67,14 @@ export class PaddleThreadPool {
         if (message.kind === "ready") return resolve(thread);
         const job = thread.pending.get(message.id);
         thread.pending.delete(message.id);
-        if (message.kind === "done") job?.resolve(message.lines);
+        if (message.kind === "done") job?.resolve({ lines: message.lines, upsideDown: message.upsideDown });
         else job?.reject(new Error(message.message));
       });
     });
   }
 
   /** Runs `job` on an idle thread; if `signal` fires first the thread is terminated. */
-  async run(job: Omit<PaddleJob, "id">, signal: AbortSignal): Promise<ReadonlyArray<RecognisedLine>> {
+  async run(job: Omit<PaddleJob, "id">, signal: AbortSignal): Promise<PaddleReading> {
     signal.throwIfAborted();
     if (this.closed) throw new ThreadStartFailed("the paddle thread pool is closed");
     const thread = this.idle.pop() ?? (await this.spawn());
@@ -80,7 +86,7 @@ export class PaddleThreadPool {
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       signal.throwIfAborted();
-      return await new Promise<ReadonlyArray<RecognisedLine>>((resolve, reject) => {
+      return await new Promise<PaddleReading>((resolve, reject) => {
         thread.pending.set(id, { resolve, reject });
         thread.worker.postMessage({ ...job, id } satisfies PaddleJob);
       });

@@ -30,13 +30,15 @@ const sample = (image: RgbImage, x: number, y: number, c: number): number => {
   return (at(xa, ya) * (1 - wx) + at(xb, ya) * wx) * (1 - wy) + (at(xa, yb) * (1 - wx) + at(xb, yb) * wx) * wy;
 };
 
-/** NCHW batch for `boxes` (crops of `image`), padded with zeros (mid-grey) to the widest. */
-export const recognitionBatch = (image: RgbImage, boxes: ReadonlyArray<TextBox>): { data: Float32Array; width: number } => {
-  const width = Math.max(minimumWidth, ...boxes.map(lineWidthFor));
-  const plane = lineHeight * width;
+/**
+ * NCHW batch of crops of `image`, each resized to `lineHeight` high and `widthOf(box)` wide,
+ * BGR, scaled to [-1, 1], padded with zeros (mid-grey) to `batchWidth`.
+ */
+export const cropBatch = (image: RgbImage, boxes: ReadonlyArray<TextBox>, batchWidth: number, widthOf: (box: TextBox) => number): Float32Array => {
+  const plane = lineHeight * batchWidth;
   const data = new Float32Array(boxes.length * 3 * plane);
   boxes.forEach((box, n) => {
-    const targetWidth = lineWidthFor(box);
+    const targetWidth = Math.min(batchWidth, widthOf(box));
     const scaleX = (box.x1 - box.x0) / targetWidth;
     const scaleY = (box.y1 - box.y0) / lineHeight;
     for (let y = 0; y < lineHeight; y++) {
@@ -45,12 +47,18 @@ export const recognitionBatch = (image: RgbImage, boxes: ReadonlyArray<TextBox>)
         const sourceX = box.x0 + (x + 0.5) * scaleX - 0.5;
         for (let c = 0; c < 3; c++) {
           // Channel c of the tensor is B, G, R: source channel 2 - c.
-          data[n * 3 * plane + c * plane + y * width + x] = sample(image, sourceX, sourceY, 2 - c) / 127.5 - 1;
+          data[n * 3 * plane + c * plane + y * batchWidth + x] = sample(image, sourceX, sourceY, 2 - c) / 127.5 - 1;
         }
       }
     }
   });
-  return { data, width };
+  return data;
+};
+
+/** The recogniser's batch: as wide as its widest line (at least 320 px). */
+export const recognitionBatch = (image: RgbImage, boxes: ReadonlyArray<TextBox>): { data: Float32Array; width: number } => {
+  const width = Math.max(minimumWidth, ...boxes.map(lineWidthFor));
+  return { data: cropBatch(image, boxes, width, lineWidthFor), width };
 };
 
 export interface DecodedLine {

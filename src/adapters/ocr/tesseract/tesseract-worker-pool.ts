@@ -68,6 +68,7 @@ export class TesseractWorkerPool {
    */
   async withWorker<A>(model: TesseractModel, signal: AbortSignal, use: (worker: Worker) => Promise<A>): Promise<A> {
     signal.throwIfAborted();
+    if (this.closed) throw new WorkerStartFailed("the tesseract worker pool is closed");
     const index = this.idle.findIndex((entry) => entry.model === model);
     const worker = index >= 0 ? this.idle.splice(index, 1)[0]!.worker : await this.spawn(model);
     this.busy.add(worker);
