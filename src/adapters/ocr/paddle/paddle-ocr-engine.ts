@@ -100,21 +100,23 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
 
   const recognizeOnce = async (request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => {
     const upright = await decodeUpright(request.image.bytes);
+    const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
+    const scaleFor = (lineHeight: number | undefined) =>
+      lineHeight !== undefined && lineHeight < 0.8 * wantedLineHeight
+        ? Math.max(1, Number(Math.min(maximumScale, pixelBound, wantedLineHeight / lineHeight).toFixed(2)))
+        : 1;
     const lines = await measureTextLines(upright);
     const straighten = Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain ? -lines.skewDegrees : 0;
-    const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
-    const scale =
-      lines.lineHeight !== undefined && lines.lineHeight < 0.8 * wantedLineHeight
-        ? Number(Math.min(maximumScale, pixelBound, wantedLineHeight / lines.lineHeight).toFixed(2))
-        : 1;
-    let reading = await read(upright, straighten, Math.max(1, scale), signal);
-    // Lines standing upright mean a page on its side; which side, the better reading says.
+    let reading = await read(upright, straighten, scaleFor(lines.lineHeight), signal);
+    // Lines standing upright mean a page on its side. It is turned a quarter clockwise (its text
+    // measured again, the line height seen sideways means nothing); if that was the wrong way
+    // round, the line classifier finds it upside down and turns it the rest of the way.
     const tall = reading.lines.filter((line) => line.y1 - line.y0 > 1.5 * (line.x1 - line.x0)).length;
     if (reading.lines.length >= 3 && tall >= sidewaysShare * reading.lines.length) {
-      for (const rotation of [90, 270]) {
-        const turned = await read(upright, rotation, 1, signal);
-        if (turned.confidence > reading.confidence) reading = turned;
-      }
+      const sideways = await prepareRaw(upright, { rotation: 90, scale: 1 });
+      const turnedLines = await measureTextLines({ width: sideways.rawWidth, height: sideways.rawHeight, rgb: sideways.rgb });
+      const turned = await read(upright, 90, scaleFor(turnedLines.lineHeight), signal);
+      if (turned.confidence > reading.confidence) reading = turned;
     }
     const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
     const language = request.language === "auto" ? languageOfText(text) : request.language;
