@@ -3,11 +3,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
-import { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../../ports/errors.ts";
+import { DependencyUnavailable } from "../../../ports/errors.ts";
 import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrRequest, type OcrResult } from "../../../ports/ocr-engine.ts";
-import { BoundedWorkQueue, DeadlineExceeded, QueueFull } from "../bounded-work-queue.ts";
+import { queuedRecognizer } from "../queued-recognizer.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
-import { type DecodedImage, decodeUpright, ImageUnreadable, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
+import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { layoutPage } from "./paddle-layout.ts";
@@ -63,12 +63,6 @@ const languageOfText = (text: string): OcrLanguage => {
   return han > 0 && han >= 0.3 * letters ? "chi_sim" : "eng";
 };
 
-const portError = (error: unknown, deadlineMs: number, retryAfterSeconds: number) => {
-  if (error instanceof QueueFull) return new EngineBusy({ retryAfterSeconds });
-  if (error instanceof DeadlineExceeded) return new EngineTimeout({ deadlineMs });
-  if (error instanceof ImageUnreadable) return new InvalidImage({ message: "the image could not be decoded" });
-  return new DependencyUnavailable({ dependency: "paddleocr", cause: error });
-};
 
 interface Reading {
   readonly lines: ReadonlyArray<RecognisedLine>;
@@ -77,7 +71,6 @@ interface Reading {
 }
 
 const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueued: number; deadlineMs: number }): OcrEngineShape => {
-  const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
 
   /** Reads the page turned by `rotation`; once more turned 180 degrees if the line classifier finds it upside down. */
   const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal, checkOrientation = true): Promise<Reading> => {
@@ -134,16 +127,14 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
     }
   };
 
-  return {
+  return queuedRecognizer({
+    dependency: "paddleocr",
     languages: paddleLanguages,
-    recognize: (request) =>
-      request.language !== "auto" && !paddleLanguages.includes(request.language)
-        ? Effect.fail(new UnsupportedLanguage({ language: request.language, supported: ["auto", ...paddleLanguages] }))
-        : Effect.tryPromise({
-            try: (signal) => queue.run((jobSignal) => recognizeOnce(request, jobSignal), signal),
-            catch: (error) => portError(error, options.deadlineMs, 1 + Math.floor(queue.queued / options.workers)),
-          }),
-  };
+    workers: options.workers,
+    maxQueued: options.maxQueued,
+    deadlineMs: options.deadlineMs,
+    recognizeOnce,
+  });
 };
 
 export const PaddleOcrEngine = {

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { Effect, Layer } from "effect";
 import type { Page } from "tesseract.js";
-import { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../../ports/errors.ts";
+import { DependencyUnavailable } from "../../../ports/errors.ts";
 import {
   type OcrBlock,
   OcrEngine,
@@ -11,10 +11,10 @@ import {
   type OcrRequest,
   type OcrResult,
 } from "../../../ports/ocr-engine.ts";
-import { BoundedWorkQueue, DeadlineExceeded, QueueFull } from "../bounded-work-queue.ts";
+import { queuedRecognizer } from "../queued-recognizer.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
-import { decodeUpright, ImageUnreadable, measureTextLines, type PreparedImage, prepareImage } from "../ocr-image-preparation.ts";
+import { decodeUpright, measureTextLines, type PreparedImage, prepareImage } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { type OcrScript, scriptOfLanguage, scriptOfOsdName } from "../ocr-scripts.ts";
@@ -102,19 +102,12 @@ const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
     return lines.length === 0 ? [] : [{ text: tidyOcrText(block.text), confidence: block.confidence, bbox: block.bbox, lines }];
   });
 
-const portError = (error: unknown, deadlineMs: number, retryAfterSeconds: number) => {
-  if (error instanceof QueueFull) return new EngineBusy({ retryAfterSeconds });
-  if (error instanceof DeadlineExceeded) return new EngineTimeout({ deadlineMs });
-  if (error instanceof ImageUnreadable) return new InvalidImage({ message: "the image could not be decoded" });
-  return new DependencyUnavailable({ dependency: "tesseract", cause: error });
-};
 
 const makeEngine = (
   pool: TesseractWorkerPool,
   options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "maxIdleWorkers">>,
 ): OcrEngineShape => {
   const preprocessing = { ...defaultTesseractPreprocessing, ...options.preprocessing };
-  const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
   const languages = options.languages;
   /** The model that reads a script when the language is not known yet (English for Latin). */
   const representativeOf = (script: OcrScript): OcrLanguage | undefined =>
@@ -206,16 +199,14 @@ const makeEngine = (
     }
   };
 
-  return {
-    languages,
-    recognize: (request) =>
-      request.language !== "auto" && !languages.includes(request.language)
-        ? Effect.fail(new UnsupportedLanguage({ language: request.language, supported: ["auto", ...languages] }))
-        : Effect.tryPromise({
-            try: (signal) => queue.run((jobSignal) => recognizeOnce(request, jobSignal), signal),
-            catch: (error) => portError(error, options.deadlineMs, 1 + Math.floor(queue.queued / options.workers)),
-          }),
-  };
+  return queuedRecognizer({
+    dependency: "tesseract",
+    languages: languages,
+    workers: options.workers,
+    maxQueued: options.maxQueued,
+    deadlineMs: options.deadlineMs,
+    recognizeOnce,
+  });
 };
 
 export const TesseractOcrEngine = {
