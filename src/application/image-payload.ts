@@ -11,16 +11,17 @@ const DATA_URL_PREFIX = /^data:[\w.+-]*\/?[\w.+-]*(?:;[\w-]+=[\w.+-]+)*;base64,/
 const unpadded = (text: string) => (text.endsWith("==") ? text.slice(0, -2) : text.endsWith("=") ? text.slice(0, -1) : text);
 
 /**
- * Decodes and checks in native code: Buffer's decoder skips characters outside the alphabet,
- * so the text is valid exactly when encoding the bytes again gives it back. (A regular
- * expression over a multi-megabyte string cost a sixth of the request thread.)
+ * Decodes in native code and checks by length: Buffer's decoder skips characters outside the
+ * alphabet, and every skipped character shortens the output, so the text is valid exactly when
+ * the bytes are as many as its length promises. (A regular expression over a multi-megabyte
+ * string cost a sixth of the request thread; re-encoding to compare, a few milliseconds.)
  */
 const decodeExact = (text: string): Buffer | undefined => {
-  for (const encoding of ["base64", "base64url"] as const) {
-    const bytes = Buffer.from(text, encoding);
-    if (unpadded(bytes.toString(encoding)) === unpadded(text)) return bytes;
-  }
-  return undefined;
+  const body = unpadded(text);
+  if (body.length % 4 === 1) return undefined;
+  // Node's base64 decoder reads the standard and the URL-safe alphabet alike.
+  const bytes = Buffer.from(body, "base64");
+  return bytes.length === Math.floor((body.length * 3) / 4) ? bytes : undefined;
 };
 
 const tooLarge = (field: string, bytes: number, maxBytes: number) =>
