@@ -190,7 +190,7 @@ describe("the OpenAPI document", () => {
     const reply = await service.client.request("GET", "/api/openapi.json");
     expect(reply.status).toBe(200);
     expect(reply.json.openapi).toBe("3.1.0");
-    expect(Object.keys(reply.json.paths)).toEqual(expect.arrayContaining(["/generate", "/virtual-tryon", "/user/profile", "/templates"]));
+    expect(Object.keys(reply.json.paths)).toEqual(expect.arrayContaining(["/generate", "/ocr", "/ocr/languages", "/virtual-tryon", "/user/profile", "/templates"]));
     expect(reply.json.servers[0].url).toBe(`https://127.0.0.1:${service.httpsPort}/api`);
     expect(reply.headers["api-version"]).toBe(reply.json.info.version);
   });

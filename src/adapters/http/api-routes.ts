@@ -51,15 +51,15 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
         const now = (yield* Clock).now();
         const check = resultUrls.verify(resultId, ctx.querystring, now);
         if (check !== "ok") return check;
-        return yield* (yield* ResultStore).get(resultId, now);
+        return Option.map(yield* (yield* ResultStore).get(resultId, now), (result) => ({ result, now }));
       }),
     );
     if (exit._tag === "Failure") return sendError(ctx, { status: 503, code: "SERVICE_UNAVAILABLE", message: "Results are unavailable; retry shortly.", headers: { "Retry-After": "5" } });
     const outcome = exit.value;
     if (outcome === "tampered") return sendError(ctx, { status: 403, code: "INVALID_SIGNATURE", message: "The result URL's signature does not match." });
     if (outcome === "expired" || Option.isNone(outcome)) return sendError(ctx, { status: 404, code: "NOT_FOUND", message: "The result does not exist or has expired." });
-    const result = outcome.value;
-    ctx.set("Cache-Control", `private, max-age=${Math.max(0, Math.floor((result.expiresAt.getTime() - Date.now()) / 1000))}`);
+    const { result, now } = outcome.value;
+    ctx.set("Cache-Control", `private, max-age=${Math.max(0, Math.floor((result.expiresAt.getTime() - now.getTime()) / 1000))}`);
     ctx.type = result.contentType;
     ctx.body = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
   });

@@ -2,6 +2,7 @@ import { Schema } from "effect";
 import { PLAN_IDS } from "../../domain/plan.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import { DEFAULT_TRYON_SETTINGS, TRYON_SETTING_DESCRIPTIONS, TRYON_SETTING_NAMES, TRYON_SETTING_VALUES } from "../../domain/tryon-settings.ts";
+import { ocrAutoLanguage, ocrLanguages, ocrOutputFormats } from "../../ports/ocr-engine.ts";
 import { GenerateBody } from "./api-schemas.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
 import { auditPaths, operatorSecurityScheme } from "./openapi-audit.ts";
@@ -163,6 +164,60 @@ export const openApiDocument = (publicBaseUrl: string) => ({
             },
           }),
           ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+        },
+      },
+    },
+    "/ocr": {
+      post: {
+        summary: "Read the text of an image",
+        description:
+          `language: ${[ocrAutoLanguage, ...ocrLanguages].join(", ")} (default ${ocrAutoLanguage}: the script and language are detected and reported); ` +
+          `outputFormat: ${ocrOutputFormats.join(", ")} (default text). GET /ocr/languages lists what the configured engine reads.`,
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["image"],
+                properties: {
+                  image: { type: "string", description: "base64 or data URL" },
+                  language: { type: "string", enum: [ocrAutoLanguage, ...ocrLanguages], default: ocrAutoLanguage },
+                  outputFormat: { type: "string", enum: ocrOutputFormats, default: "text" },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          ...success("The text; an image with no text gives text \"\"", {
+            type: "object",
+            required: ["text", "language", "confidence", "outputFormat", "processingTime"],
+            properties: {
+              requestId: { type: "string" },
+              text: { type: "string" },
+              language: { type: "string", description: "the language used; the detected one when auto was asked" },
+              confidence: { type: "number", minimum: 0, maximum: 100 },
+              outputFormat: { enum: ocrOutputFormats },
+              processingTime: { type: "number", description: "milliseconds" },
+              blocks: { type: "array", description: "json only: blocks, lines and words with bbox {x0,y0,x1,y1} and confidence" },
+              hocr: { type: "string", description: "hocr only" },
+              tsv: { type: "string", description: "tsv only" },
+            },
+          }),
+          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+        },
+      },
+    },
+    "/ocr/languages": {
+      get: {
+        summary: "The OCR languages of the configured engine",
+        responses: {
+          ...success("auto plus each language code with its name", {
+            type: "object",
+            properties: { languages: { type: "array", items: { type: "object", properties: { code: { type: "string" }, name: { type: "string" } } } } },
+          }),
+          ...errorResponses([401, 429]),
         },
       },
     },
