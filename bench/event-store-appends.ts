@@ -3,22 +3,20 @@
  * revision), on the SQLite default and on PostgreSQL, in one run; SQLite is the baseline of the ratio.
  * The in-memory store shows what the port itself costs. Usage: npx tsx bench/event-store-appends.ts [appends]
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Context, Effect, Layer } from "effect";
-import { Client } from "pg";
 import { inMemoryEventStoreLayer } from "../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { EventStore, NO_STREAM } from "../src/ports/event-store.ts";
+import { postgresUrl, freshSchemaName, dropSchemas } from "../test/support/postgres.ts";
 
 const appends = Number(process.argv[2] ?? 1_000);
 const warmup = 50;
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const dir = mkdtempSync(join(tmpdir(), "its-bench-events-"));
-const schema = `its_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const schema = freshSchemaName("its_bench");
 
 const measure = <E>(layer: Layer.Layer<EventStore, E>) =>
   Effect.runPromise(
@@ -54,8 +52,5 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
-  const admin = new Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await dropSchemas([schema]);
 }

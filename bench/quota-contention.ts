@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Context, Effect, Layer } from "effect";
-import { Client } from "pg";
 import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { handleCommand } from "../src/application/command-handler.ts";
@@ -22,6 +21,7 @@ import { inProcessStreamLocks, type StreamLocks } from "../src/application/strea
 import { lruStreamStateCache, type StreamStateCache } from "../src/application/stream-state-cache.ts";
 import { quotaLedgerDecider, quotaStream } from "../src/domain/quota-ledger.ts";
 import { EventStore, type EventStoreShape } from "../src/ports/event-store.ts";
+import { postgresUrl, freshSchemaName, dropSchemas } from "../test/support/postgres.ts";
 
 const reservations = Number(process.argv[2] ?? 500);
 const setups = [
@@ -32,9 +32,8 @@ const setups = [
 ] as const;
 type Setup = (typeof setups)[number];
 const label = (setup: Setup) => `${setup.writers}${setup.instances > 1 ? ` over ${setup.instances} instances` : ""}`;
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const dir = mkdtempSync(join(tmpdir(), "its-bench-quota-"));
-const schema = `its_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const schema = freshSchemaName("its_bench");
 
 interface Run {
   readonly seconds: number;
@@ -153,8 +152,5 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
-  const admin = new Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await dropSchemas([schema]);
 }

@@ -19,6 +19,7 @@ import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { findKurrentDb, type KurrentDbServer, startKurrentDb } from "../support/kurrentdb-server.ts";
+import { postgresUrl, freshSchemaName } from "../support/postgres.ts";
 
 /**
  * One adapter under contract. `storage` makes fresh storage for one test (released with the scope);
@@ -439,13 +440,12 @@ eventStoreContract({
   ),
 });
 
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** A throwaway schema per test, dropped afterwards. */
 eventStoreContract({
   name: "postgres",
   storage: Effect.acquireRelease(
-    Effect.sync(() => `its_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`),
+    Effect.sync(() => freshSchemaName("its_test")),
     (schema) =>
       Effect.promise(async () => {
         const admin = new Client({ connectionString: postgresUrl });

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { photoPng } from "../support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
 import { itsctl, makeDataDir, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+import { postgresUrl } from "../support/postgres.ts";
 
 /**
  * Two service processes on one PostgreSQL event store (a fresh schema) and the real NATS: one truth
  * for quota and keys, whichever instance a request reaches, and nothing lost when one is killed.
  */
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const schema = `its_e2e_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
 const namespace = testNamespace();
 const RESERVATION_TTL_SECONDS = 5;

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { Context, Effect, Layer, ManagedRuntime, type Scope } from "effect";
-import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
@@ -9,6 +8,7 @@ import { inProcessStreamLocks, type StreamLocks } from "../../src/application/st
 import { lruStreamStateCache, type StreamStateCache } from "../../src/application/stream-state-cache.ts";
 import { quotaLedgerDecider } from "../../src/domain/quota-ledger.ts";
 import { EventStore, type EventStoreShape } from "../../src/ports/event-store.ts";
+import { postgresUrl, freshSchemaName, dropSchemas } from "../support/postgres.ts";
 
 const now = new Date("2026-11-22T10:00:00Z");
 const reserve = (requestId: string) => ({
@@ -65,13 +65,9 @@ describe("command handling with cached stream state", () => {
  * On a real, shared PostgreSQL store, where appends are slow enough to race: each store instance,
  * with its own cache and locks, stands for one process.
  */
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const schema = `its_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const schema = freshSchemaName("its_test");
 afterAll(async () => {
-  const admin = new Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await dropSchemas([schema]);
 });
 
 interface PostgresInstance {

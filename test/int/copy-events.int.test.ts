@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Context, Effect, Layer, type Scope } from "effect";
-import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../src/adapters/crypto/node-sha256.ts";
 import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
@@ -11,23 +10,20 @@ import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { copyAllEvents, CopyVerificationFailed, summarizeEvents, TargetStoreNotEmpty } from "../../src/application/copy-events.ts";
 import { EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../src/ports/event-store.ts";
+import { postgresUrl, freshSchemaName, dropSchemas } from "../support/postgres.ts";
 
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const dir = mkdtempSync(join(tmpdir(), "its-copy-events-"));
 const schemas: Array<string> = [];
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  const admin = new Client({ connectionString: postgresUrl });
-  await admin.connect();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await dropSchemas(schemas);
 });
 
 const instanceOf = <E>(layer: Layer.Layer<EventStore, E>): Effect.Effect<EventStoreShape, E, Scope.Scope> =>
   Layer.build(layer).pipe(Effect.map((context) => Context.get(context, EventStore)));
 const sqlite = () => instanceOf(sqliteEventStoreLayer({ path: join(dir, `${randomUUID()}.sqlite`) }));
 const postgres = () => {
-  const schema = `its_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const schema = freshSchemaName("its_test");
   schemas.push(schema);
   return instanceOf(postgresEventStoreLayer({ connectionString: postgresUrl, schema, poolSize: 2 }));
 };

@@ -8,9 +8,9 @@ import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrent
 import { makePostgresEventStore, postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { DependencyUnavailable } from "../../src/ports/errors.ts";
+import { postgresUrl } from "../support/postgres.ts";
 
 const failureOf = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.flip(effect));
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 describe("event stores report an unreachable database as DependencyUnavailable", () => {
   it("postgres: at start-up, when nothing listens", async () => {

@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Context, Effect, Layer } from "effect";
-import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../src/adapters/crypto/node-sha256.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
@@ -10,9 +8,9 @@ import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-eve
 import { summarizeEvents } from "../../src/application/copy-events.ts";
 import { EventStore, type EventStoreShape } from "../../src/ports/event-store.ts";
 import { itsctl, makeDataDir, provisionAccount } from "../support/service-process.ts";
+import { postgresUrl, freshSchemaName, dropSchemas } from "../support/postgres.ts";
 
 /** `itsctl store migrate` through the real CLI: a SQLite store the CLI wrote, into a fresh PostgreSQL schema. */
-const postgresUrl = process.env["POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const dirs: Array<string> = [];
 const schemas: Array<string> = [];
 
@@ -22,17 +20,14 @@ const freshSqlite = () => {
   return { dataDir, path: join(dataDir, "events.sqlite"), env: { DATA_DIR: dataDir, SERVER_SECRET: "s".repeat(40) } };
 };
 const freshSchemaUrl = () => {
-  const schema = `its_migrate_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const schema = freshSchemaName("its_migrate");
   schemas.push(schema);
   return { schema, url: `${postgresUrl}?schema=${schema}` };
 };
 
 afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  const admin = new Client({ connectionString: postgresUrl });
-  await admin.connect();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await dropSchemas(schemas);
 });
 
 const withStore = <A>(layer: Layer.Layer<EventStore, unknown>, use: (store: EventStoreShape) => Effect.Effect<A, unknown>) =>
