@@ -40,7 +40,8 @@ const measure = <E>(layer: Layer.Layer<EventStore, E>) =>
 try {
   const rows = [
     { store: "in-memory", seconds: await measure(inMemoryEventStoreLayer()) },
-    { store: "sqlite (WAL, synchronous=FULL)", seconds: await measure(sqliteEventStoreLayer({ path: join(dir, "events.sqlite") })) },
+    { store: "sqlite (WAL, synchronous=NORMAL, the default)", seconds: await measure(sqliteEventStoreLayer({ path: join(dir, "normal.sqlite") })) },
+    { store: "sqlite (WAL, synchronous=FULL)", seconds: await measure(sqliteEventStoreLayer({ path: join(dir, "full.sqlite"), synchronous: "full" })) },
     { store: "postgresql (pg Pool)", seconds: await measure(postgresEventStoreLayer({ connectionString: postgresUrl, schema })) },
   ];
   const baseline = rows[1]!.seconds;
