@@ -52,6 +52,19 @@ const errorResponses = (statuses: ReadonlyArray<keyof typeof errorCodes>) =>
     ]),
   );
 
+/** Every transformation can fail in each of these ways (decisions.md's order of checks). */
+const transformationErrors = errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]);
+
+const requestId = { type: "string" };
+const processingTime = { type: "number", description: "milliseconds" };
+
+/** A stored result: its signed URL works without a key until it expires. */
+const storedResultFields = {
+  requestId,
+  resultUrl: { type: "string", format: "uri" },
+  expiresAt: { type: "string", format: "date-time" },
+};
+
 const success = (description: string, data: object) => ({
   200: {
     description,
@@ -110,19 +123,17 @@ export const openApiDocument = (publicBaseUrl: string) => ({
           ...success("The transformed image, stored; resultUrl works without a key until expiresAt", {
             type: "object",
             properties: {
-              requestId: { type: "string" },
-              resultUrl: { type: "string", format: "uri" },
-              expiresAt: { type: "string", format: "date-time" },
+              ...storedResultFields,
               template: { type: "string" },
               templateType: { type: "string" },
               format: { type: "string" },
               width: { type: "integer" },
               height: { type: "integer" },
               bytes: { type: "integer" },
-              processingTime: { type: "number", description: "milliseconds" },
+              processingTime,
             },
           }),
-          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+          ...transformationErrors,
         },
       },
     },
@@ -153,17 +164,15 @@ export const openApiDocument = (publicBaseUrl: string) => ({
           ...success("The composite, stored; settings echoes what was applied, defaults filled in", {
             type: "object",
             properties: {
-              requestId: { type: "string" },
-              resultUrl: { type: "string", format: "uri" },
-              expiresAt: { type: "string", format: "date-time" },
+              ...storedResultFields,
               settings: tryOnSettingsSchema,
               format: { enum: ["jpeg", "png"], description: "png (with alpha) when backgroundStyle is transparent" },
               width: { type: "integer" },
               height: { type: "integer" },
-              processingTime: { type: "number", description: "milliseconds" },
+              processingTime,
             },
           }),
-          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+          ...transformationErrors,
         },
       },
     },
@@ -194,18 +203,18 @@ export const openApiDocument = (publicBaseUrl: string) => ({
             type: "object",
             required: ["text", "language", "confidence", "outputFormat", "processingTime"],
             properties: {
-              requestId: { type: "string" },
+              requestId,
               text: { type: "string" },
               language: { type: "string", description: "the language used; the detected one when auto was asked" },
               confidence: { type: "number", minimum: 0, maximum: 100 },
               outputFormat: { enum: ocrOutputFormats },
-              processingTime: { type: "number", description: "milliseconds" },
+              processingTime,
               blocks: { type: "array", description: "json only: blocks, lines and words with bbox {x0,y0,x1,y1} and confidence" },
               hocr: { type: "string", description: "hocr only" },
               tsv: { type: "string", description: "tsv only" },
             },
           }),
-          ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500, 503, 504]),
+          ...transformationErrors,
         },
       },
     },
