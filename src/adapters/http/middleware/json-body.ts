@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
+import { parseJsonBody } from "../parse-json-body.ts";
 import { sendError } from "../respond.ts";
 
 declare module "koa" {
@@ -28,7 +29,7 @@ export const jsonBody = (maxBodyBytes: number): Middleware => async (ctx, next) 
   const raw = await getRawBody(ctx.req, { length: ctx.get("Content-Length") || null, limit: maxBodyBytes });
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString("utf8"));
+    body = parseJsonBody(raw);
   } catch {
     return sendError(ctx, { status: 400, code: "INVALID_REQUEST", message: "The body is not valid JSON." });
   }
