@@ -1,3 +1,4 @@
+import "./v8-heap-tuning.ts";
 import { availableParallelism } from "node:os";
 import { Effect, Layer, ManagedRuntime } from "effect";
 import { ConfigError, loadConfig } from "./config.ts";
