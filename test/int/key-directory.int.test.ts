@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Effect, Layer, Option } from "effect";
+import { afterEach, describe, expect, it } from "vitest";
+import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
+import { sqliteProjectionsLayer } from "../../src/adapters/projections/sqlite-projections.ts";
+import { FOUND_KEY_TTL_MS, KeyDirectory, keyDirectoryLayer } from "../../src/application/key-directory.ts";
+import { catchUpFromStore } from "../../src/application/projection-runner.ts";
+import { accountStream } from "../../src/domain/account.ts";
+import { manualClock } from "../../src/ports/clock.ts";
+import { EventStore, type JsonObject } from "../../src/ports/event-store.ts";
+import { KeyProjection } from "../../src/ports/projections.ts";
+
+/** The key directory over a real SQLite key projection, fed from the store as the server feeds it. */
+const directories: Array<string> = [];
+afterEach(() => directories.splice(0).forEach((directory) => rmSync(directory, { recursive: true, force: true })));
+
+const at = "2026-11-22T10:00:00.000Z";
+const account = accountStream("acc_1");
+
+const withDirectory = <A>(body: (advance: (ms: number) => void) => Effect.Effect<A, unknown, KeyDirectory | KeyProjection | EventStore>) => {
+  const directory = mkdtempSync(join(tmpdir(), "its-keys-"));
+  directories.push(directory);
+  const clock = manualClock(new Date(at));
+  const base = Layer.mergeAll(inMemoryEventStoreLayer(), sqliteProjectionsLayer({ path: join(directory, "projections.sqlite") }), clock.layer);
+  return Effect.runPromise(body(clock.advance).pipe(Effect.provide(keyDirectoryLayer.pipe(Layer.provideMerge(base)))));
+};
+
+const append = (revision: number, type: string, data: JsonObject) =>
+  Effect.gen(function* () {
+    return yield* (yield* EventStore).appendToStream(account, [{ type, data }], { expectedRevision: revision });
+  });
+
+const found = (keyId: string) =>
+  Effect.gen(function* () {
+    return Option.isSome(yield* (yield* KeyDirectory).findKey(keyId));
+  });
+
+describe("the key directory", () => {
+  it("finds a key issued after it last looked, and stops finding a revoked one within its memory time", () =>
+    withDirectory((advance) =>
+      Effect.gen(function* () {
+        expect(yield* found("k1")).toBe(false);
+        yield* append(-1, "AccountOpened", { accountId: "acc_1", email: "a@example.com", name: "A", plan: "free", at });
+        yield* append(0, "ApiKeyIssued", { accountId: "acc_1", keyId: "k1", name: "k", secretHash: "hash", at });
+        // An unknown key was not remembered as unknown: the new one works at once.
+        expect(yield* found("k1")).toBe(true);
+
+        yield* append(1, "ApiKeyRevoked", { accountId: "acc_1", keyId: "k1", at });
+        yield* catchUpFromStore(yield* KeyProjection);
+        expect(yield* found("k1")).toBe(true);
+        advance(FOUND_KEY_TTL_MS - 1);
+        expect(yield* found("k1")).toBe(true);
+        advance(1);
+        expect(yield* found("k1")).toBe(false);
+      }),
+    ));
+});
