@@ -37,6 +37,12 @@ describe("the JSON body parser", () => {
     refuses(`{"a": "\\"}`);
   });
 
+  it("leaves a raw control character in a long string to the field's own validation", () => {
+    const withBreak = `${long.slice(0, 76)}\n${long.slice(76)}`;
+    expect(() => JSON.parse(`{"image": "${withBreak}"}`)).toThrow(SyntaxError);
+    expect(parseJsonBody(Buffer.from(`{"image": "${withBreak}"}`))).toEqual({ image: withBreak });
+  });
+
   it("keeps a __proto__ key an own property of the result", () => {
     const parsed = parseJsonBody(Buffer.from(`{"__proto__": "${long}", "image": "${long}"}`)) as Record<string, unknown>;
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
