@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
 
 /**
  * Result URLs work without the API key (for `<img src>`), so they carry their own proof: an
@@ -23,8 +23,10 @@ export const makeResultUrlSigner = (secret: string | Uint8Array): ResultUrlSigne
   const key = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
   if (key.length < MIN_SECRET_BYTES) throw new Error(`the result URL secret must be at least ${MIN_SECRET_BYTES} bytes`);
 
+  // A KeyObject made once: a raw Buffer key is re-imported on every createHmac call.
+  const keyObject = createSecretKey(key);
   const mac = (resultId: string, expires: number) =>
-    createHmac("sha256", key).update(`${CONTEXT}\n${resultId}\n${expires}`).digest();
+    createHmac("sha256", keyObject).update(`${CONTEXT}\n${resultId}\n${expires}`).digest();
 
   return {
     sign: (resultId, expiresAt) => {
