@@ -7,8 +7,8 @@ import v8 from "node:v8";
  * for every other request: measured 0.56 per request and ~20 ms each, on a 40 MB heap. Counted
  * within the heap's own growing limit instead, that memory triggers one every eight to ten
  * requests (0.10-0.13, 3-5 ms per request), for ~100-150 MB more peak resident memory under
- * sustained image load (1,060-1,110 MiB became 1,150-1,250 in the generate benchmark). Imported first by
- * main.ts, so that it holds from the first allocation. A Node whose V8 lacks the flag prints
- * that it does not know it, and runs on with the default.
+ * sustained image load (1,060-1,110 MiB became 1,150-1,250 in the generate benchmark).
+ * Imported first by main.ts, so that it holds from the first allocation. A Node whose V8 lacks
+ * the flag prints that it does not know it, and runs on with the default.
  */
 v8.setFlagsFromString("--external-memory-accounted-in-global-limit");
