@@ -138,7 +138,8 @@ describe("itsctl audit", () => {
   });
 
   it("exits non-zero and names the difference once a projection row is corrupted by hand", async () => {
-    const db = new DatabaseSync(path.join(service.dataDir, "projections.sqlite"));
+    // The running service writes this file too (its projections): wait for its lock as it waits for ours.
+    const db = new DatabaseSync(path.join(service.dataDir, "projections.sqlite"), { timeout: 5_000 });
     try {
       db.prepare("UPDATE usage SET committed = committed - 1 WHERE account_id = ? AND key_id = ?").run(accountId, keyIds[1]!);
       db.prepare("UPDATE api_keys SET revoked_at = NULL WHERE key_id = ?").run(keyIds[0]!);
