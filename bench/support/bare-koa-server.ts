@@ -31,7 +31,7 @@ const body = {
   },
 };
 
-const hasher = Effect.runSync(Effect.gen(function* () { return yield* SecretHasher; }).pipe(Effect.provide(hmacSecretHasher(randomBytes(32)))));
+const hasher = Effect.runSync(Effect.service(SecretHasher).pipe(Effect.provide(hmacSecretHasher(randomBytes(32)))));
 const storedHashes = new Map<string, string>();
 const accepted = apiKey === undefined ? undefined : parseApiKey(apiKey);
 if (accepted) storedHashes.set(accepted.keyId, hasher.hash(accepted.secret));
