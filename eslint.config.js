@@ -1,5 +1,6 @@
 // @ts-check
 import js from "@eslint/js";
+import regexp from "eslint-plugin-regexp";
 import tseslint from "typescript-eslint";
 
 const restrict = (patterns, message) => ({
@@ -7,9 +8,20 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "data/", "coverage/"] },
+  // The lint fixtures hold deliberately bad code: test/lint-fixtures.test.ts lints them and expects each finding.
+  { ignores: ["node_modules/", "data/", "coverage/", "test/fixtures/lint/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // A regular expression on client input must run in time linear in its length (and one that
+    // backtracks exponentially on an ambiguous alternation is worse still).
+    plugins: { regexp },
+    rules: {
+      "regexp/no-dupe-disjunctions": ["error", { report: "all" }],
+      "regexp/no-super-linear-backtracking": ["error", { report: "potential" }],
+      "regexp/no-super-linear-move": ["error", { ignoreSticky: false, ignorePartial: false }],
+    },
+  },
   {
     languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" } },
     rules: {
@@ -21,7 +33,10 @@ export default tseslint.config(
   // Dependencies point inward: the domain knows nothing else, the application no adapter.
   {
     files: ["src/domain/**"],
-    rules: restrict(["effect", "effect/*", "node:*", "*/ports/*", "*/application/*", "*/adapters/*", "koa*", "@*"], "src/domain is pure: no I/O, frameworks or outer layers"),
+    rules: restrict(
+      ["effect", "effect/*", "node:*", "*/ports/*", "*/application/*", "*/adapters/*", "koa*", "@*"],
+      "src/domain is pure: no I/O, frameworks or outer layers",
+    ),
   },
   {
     files: ["src/ports/**"],
@@ -29,7 +44,10 @@ export default tseslint.config(
   },
   {
     files: ["src/application/**"],
-    rules: restrict(["*/adapters/*", "koa*", "@koa/*", "sharp", "pg", "@nats-io/*", "@kurrent/*", "node:sqlite"], "the application reaches the world only through ports"),
+    rules: restrict(
+      ["*/adapters/*", "koa*", "@koa/*", "sharp", "pg", "@nats-io/*", "@kurrent/*", "node:sqlite"],
+      "the application reaches the world only through ports",
+    ),
   },
   {
     files: ["test/**", "bench/**", "src/adapters/cli/**", "bin/**"],
