@@ -1,5 +1,5 @@
-import { accept, reject, type Decider, type Decision } from "./decider.ts";
 import { displayPrefix } from "./api-key.ts";
+import { accept, type Decider, type Decision, reject } from "./decider.ts";
 import type { PlanId } from "./plan.ts";
 
 /** An account holds a plan and the API keys that act for it. Stream: `account-<accountId>`. */
@@ -64,9 +64,7 @@ const decide = (command: AccountCommand, state: AccountState): Decision<AccountE
   const accountId = state.accountId;
   switch (command.type) {
     case "ChangePlan":
-      return command.plan === state.plan
-        ? accept()
-        : accept({ type: "AccountPlanChanged", data: { accountId, from: state.plan, to: command.plan, at } });
+      return command.plan === state.plan ? accept() : accept({ type: "AccountPlanChanged", data: { accountId, from: state.plan, to: command.plan, at } });
     case "IssueApiKey":
       if (state.keys.has(command.keyId) || state.revokedKeyIds.has(command.keyId)) {
         return reject("KEY_EXISTS", `key ${command.keyId} already exists`);

@@ -16,5 +16,4 @@ export const billingPeriodOf = (instant: Date): BillingPeriod => {
 };
 
 /** Whole seconds until the period resets, at least 1 (a Retry-After value). */
-export const secondsUntilReset = (period: BillingPeriod, now: Date): number =>
-  Math.max(1, Math.ceil((period.resetsAt.getTime() - now.getTime()) / 1000));
+export const secondsUntilReset = (period: BillingPeriod, now: Date): number => Math.max(1, Math.ceil((period.resetsAt.getTime() - now.getTime()) / 1000));

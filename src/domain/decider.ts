@@ -8,9 +8,7 @@ export interface DomainRejection {
   readonly message: string;
 }
 
-export type Decision<Event> =
-  | { readonly ok: true; readonly events: ReadonlyArray<Event> }
-  | { readonly ok: false; readonly rejection: DomainRejection };
+export type Decision<Event> = { readonly ok: true; readonly events: ReadonlyArray<Event> } | { readonly ok: false; readonly rejection: DomainRejection };
 
 export interface Decider<Command, Event, State> {
   readonly decide: (command: Command, state: State) => Decision<Event>;
@@ -25,10 +23,7 @@ export const reject = <Event = never>(code: string, message: string): Decision<E
   rejection: { _tag: "DomainRejection", code, message },
 });
 
-export const fold = <Event, State>(
-  decider: Pick<Decider<unknown, Event, State>, "evolve" | "initialState">,
-  events: Iterable<Event>,
-): State => {
+export const fold = <Event, State>(decider: Pick<Decider<unknown, Event, State>, "evolve" | "initialState">, events: Iterable<Event>): State => {
   let state = decider.initialState();
   for (const event of events) state = decider.evolve(state, event);
   return state;

@@ -1,10 +1,11 @@
-import { accept, reject, type Decider, type Decision } from "./decider.ts";
+import { accept, type Decider, type Decision, reject } from "./decider.ts";
 import type { Feature } from "./plan.ts";
 
 /**
- * One ledger per account per billing period. A transformation reserves a unit before it runs,
- * then commits it (success) or releases it (failure), so failures cost nothing. A reservation
- * expires, so a process killed mid-request cannot hold a unit forever.
+ * One ledger per account per billing period. A transformation reserves its units before it runs
+ * (one for an image, one per page for a document), then commits them (success) or releases them
+ * (failure), all at once, so failures cost nothing and a document is never half charged. A
+ * reservation expires, so a process killed mid-request cannot hold units forever.
  * Stream: `quota-<accountId>-<period>`.
  */
 export const quotaStream = (accountId: string, periodId: string): string => `quota-${accountId}-${periodId}`;
@@ -19,11 +20,17 @@ interface Attribution {
 export type QuotaEvent =
   | {
       readonly type: "QuotaReserved";
-      readonly data: Attribution & { accountId: string; period: string; limit: number | null; expiresAt: string; at: string };
+      /** `units`: the transformations reserved (a document's pages); 1 for events recorded before documents (schema version 1). */
+      readonly data: Attribution & { accountId: string; period: string; units: number; limit: number | null; expiresAt: string; at: string };
     }
   | {
       readonly type: "QuotaReservationRefused";
-      readonly data: Attribution & { accountId: string; period: string; limit: number; used: number; at: string };
+      /**
+       * `reserved`: units held by open reservations at the refusal, which with `used` explain it;
+       * null for refusals recorded before it was (schema version 1). `units`: what the request asked
+       * for (1 before documents, schema version 2).
+       */
+      readonly data: Attribution & { accountId: string; period: string; units: number; limit: number; used: number; reserved: number | null; at: string };
     }
   | { readonly type: "QuotaCommitted"; readonly data: { requestId: string; at: string } }
   | { readonly type: "QuotaReleased"; readonly data: { requestId: string; reason: string; at: string } };
@@ -33,6 +40,8 @@ export type QuotaCommand =
       readonly type: "ReserveQuota";
       readonly accountId: string;
       readonly period: string;
+      /** Transformations to hold together, at least 1: all of them or none. */
+      readonly units: number;
       /** The plan's monthly limit at the moment of the request; null = unlimited. */
       readonly limit: number | null;
       readonly expiresAt: Date;
@@ -42,6 +51,7 @@ export type QuotaCommand =
   | { readonly type: "ReleaseQuota"; readonly requestId: string; readonly reason: string; readonly now: Date };
 
 interface Reservation extends Attribution {
+  readonly units: number;
   readonly expiresAt: number;
 }
 
@@ -53,38 +63,40 @@ export interface QuotaState {
   readonly reservations: ReadonlyMap<string, Reservation>;
 }
 
+/** Units held by reservations that have not expired. */
 const activeReservations = (state: QuotaState, now: Date, except?: string): number => {
-  let count = 0;
+  let units = 0;
   for (const [requestId, reservation] of state.reservations) {
-    if (requestId !== except && reservation.expiresAt > now.getTime()) count++;
+    if (requestId !== except && reservation.expiresAt > now.getTime()) units += reservation.units;
   }
-  return count;
+  return units;
 };
 
 const decide = (command: QuotaCommand, state: QuotaState): Decision<QuotaEvent> => {
   const at = command.now.toISOString();
   switch (command.type) {
     case "ReserveQuota": {
-      const { requestId, keyId, operation, accountId, period, limit } = command;
+      const { requestId, keyId, operation, accountId, period, units, limit } = command;
+      if (!Number.isSafeInteger(units) || units < 1) return reject("INVALID_UNITS", `a reservation holds at least one unit, not ${units}`);
       if (state.reservations.has(requestId)) return accept();
-      const taken = state.used + activeReservations(state, command.now);
-      if (limit !== null && taken >= limit) {
+      const reserved = activeReservations(state, command.now);
+      if (limit !== null && state.used + reserved + units > limit) {
         return accept({
           type: "QuotaReservationRefused",
-          data: { requestId, keyId, operation, accountId, period, limit, used: state.used, at },
+          data: { requestId, keyId, operation, accountId, period, units, limit, used: state.used, reserved, at },
         });
       }
       return accept({
         type: "QuotaReserved",
-        data: { requestId, keyId, operation, accountId, period, limit, expiresAt: command.expiresAt.toISOString(), at },
+        data: { requestId, keyId, operation, accountId, period, units, limit, expiresAt: command.expiresAt.toISOString(), at },
       });
     }
     case "CommitQuota": {
       const reservation = state.reservations.get(command.requestId);
       if (!reservation) return reject("RESERVATION_NOT_FOUND", `no open reservation ${command.requestId}`);
-      // An expired reservation no longer holds its unit: it may commit only if a unit is still free.
+      // An expired reservation no longer holds its units: it may commit only if they are all still free.
       const expired = reservation.expiresAt <= command.now.getTime();
-      if (expired && state.limit !== null && state.used + activeReservations(state, command.now, command.requestId) >= state.limit) {
+      if (expired && state.limit !== null && state.used + activeReservations(state, command.now, command.requestId) + reservation.units > state.limit) {
         return reject("RESERVATION_EXPIRED", `reservation ${command.requestId} expired and the quota is used up`);
       }
       return accept({ type: "QuotaCommitted", data: { requestId: command.requestId, at } });
@@ -105,17 +117,17 @@ const withoutReservation = (state: QuotaState, requestId: string): ReadonlyMap<s
 const evolve = (state: QuotaState, event: QuotaEvent): QuotaState => {
   switch (event.type) {
     case "QuotaReserved": {
-      const { requestId, keyId, operation, expiresAt, limit } = event.data;
+      const { requestId, keyId, operation, units, expiresAt, limit } = event.data;
       const reservations = new Map(state.reservations);
-      reservations.set(requestId, { requestId, keyId, operation, expiresAt: Date.parse(expiresAt) });
+      reservations.set(requestId, { requestId, keyId, operation, units, expiresAt: Date.parse(expiresAt) });
       return { ...state, limit, reservations };
     }
     case "QuotaReservationRefused":
       return { ...state, limit: event.data.limit, refused: state.refused + 1 };
-    case "QuotaCommitted":
-      return state.reservations.has(event.data.requestId)
-        ? { ...state, used: state.used + 1, reservations: withoutReservation(state, event.data.requestId) }
-        : state;
+    case "QuotaCommitted": {
+      const reservation = state.reservations.get(event.data.requestId);
+      return reservation ? { ...state, used: state.used + reservation.units, reservations: withoutReservation(state, event.data.requestId) } : state;
+    }
     case "QuotaReleased":
       return { ...state, reservations: withoutReservation(state, event.data.requestId) };
   }

@@ -68,8 +68,7 @@ export type Row3 = readonly [number, number, number];
  */
 export const PERSON_MASK_OPS: ReadonlyArray<TemplateStep["op"]> = ["cutout", "blurBackground"];
 
-export const needsPersonMask = (template: Template): boolean =>
-  template.steps.some((step) => PERSON_MASK_OPS.includes(step.op));
+export const needsPersonMask = (template: Template): boolean => template.steps.some((step) => PERSON_MASK_OPS.includes(step.op));
 
 export interface TemplateOutput {
   readonly width: number;
@@ -165,10 +164,7 @@ export const TEMPLATES: ReadonlyArray<Template> = [
     cover(400, 400),
     { op: "roundCorners", radius: 0.5 },
   ]),
-  define("avatar", "rounded", "Square profile picture with rounded corners (PNG)", "png", 100, [
-    cover(400, 400),
-    { op: "roundCorners", radius: 0.2 },
-  ]),
+  define("avatar", "rounded", "Square profile picture with rounded corners (PNG)", "png", 100, [cover(400, 400), { op: "roundCorners", radius: 0.2 }]),
 
   filter("grayscale", "Black and white", [{ op: "grayscale" }]),
   filter("sepia", "Warm brown sepia tone", [{ op: "recomb", matrix: SEPIA }]),
@@ -200,12 +196,13 @@ export const TEMPLATES: ReadonlyArray<Template> = [
       ],
     },
   ]),
-  filter("fade", "Lifted blacks and muted colours", [{ op: "linear", multiply: 0.8, add: 40 }, { op: "modulate", saturation: 0.7 }]),
+  filter("fade", "Lifted blacks and muted colours", [
+    { op: "linear", multiply: 0.8, add: 40 },
+    { op: "modulate", saturation: 0.7 },
+  ]),
   filter("invert", "Colour negative", [{ op: "linear", multiply: -1, add: 255 }]),
 
-  enhance("auto-level", "Stretches the tones so that the darkest 1% is black and the brightest 1% white", [
-    { op: "normalise", lower: 1, upper: 99 },
-  ]),
+  enhance("auto-level", "Stretches the tones so that the darkest 1% is black and the brightest 1% white", [{ op: "normalise", lower: 1, upper: 99 }]),
   // Adaptive equalisation costs about a second per megapixel here: this one is capped at 1600 pixels.
   define("enhance", "local-contrast", "Brings out detail in shadows and highlights (adaptive equalisation), within 1600×1600", "jpeg", 92, [
     inside(1600, 1600),
@@ -219,10 +216,7 @@ export const TEMPLATES: ReadonlyArray<Template> = [
     cover(600, 600),
     { op: "extend", top: 30, right: 30, bottom: 120, left: 30, colour: "#fbfbf8" },
   ]),
-  define("frame", "rounded-corners", "Rounded corners, transparent outside (PNG)", "png", 100, [
-    inside(1200, 1200),
-    { op: "roundCorners", radius: 0.06 },
-  ]),
+  define("frame", "rounded-corners", "Rounded corners, transparent outside (PNG)", "png", 100, [inside(1200, 1200), { op: "roundCorners", radius: 0.06 }]),
   define("frame", "drop-shadow", "Floating print with a soft shadow on a transparent margin (PNG)", "png", 100, [
     inside(1000, 1000),
     { op: "dropShadow", margin: 40, blur: 12, offset: 12, opacity: 0.6 },
@@ -246,34 +240,58 @@ export const TEMPLATES: ReadonlyArray<Template> = [
   define("format", "png", "Converts to lossless PNG, within 4096×4096", "png", 100, [inside(4096, 4096)]),
 
   define("background", "remove", "Removes the background around the person: transparent PNG", "png", 100, [inside(2048, 2048), { op: "cutout" }], PAID_PLANS),
-  define("background", "remove-webp", "Removes the background around the person: transparent WebP", "webp", 90, [inside(2048, 2048), { op: "cutout" }], PAID_PLANS),
-  define("background", "white", "Replaces the background with white", "jpeg", 90, [inside(2048, 2048), { op: "cutout" }, { op: "flatten", colour: "#ffffff" }], PAID_PLANS),
-  define("background", "blur", "Blurs the background behind the person (portrait mode)", "jpeg", 90, [inside(2048, 2048), { op: "blurBackground", sigma: 12 }], PAID_PLANS),
-  define("background", "white-square", "Person on white, padded to a 1080×1080 square (product and profile shots)", "jpeg", 90, [
-    inside(2048, 2048),
-    { op: "cutout" },
-    { op: "flatten", colour: "#ffffff" },
-    { op: "resize", width: 1080, height: 1080, fit: "contain", background: "#ffffff" },
-  ], PAID_PLANS),
+  define(
+    "background",
+    "remove-webp",
+    "Removes the background around the person: transparent WebP",
+    "webp",
+    90,
+    [inside(2048, 2048), { op: "cutout" }],
+    PAID_PLANS,
+  ),
+  define(
+    "background",
+    "white",
+    "Replaces the background with white",
+    "jpeg",
+    90,
+    [inside(2048, 2048), { op: "cutout" }, { op: "flatten", colour: "#ffffff" }],
+    PAID_PLANS,
+  ),
+  define(
+    "background",
+    "blur",
+    "Blurs the background behind the person (portrait mode)",
+    "jpeg",
+    90,
+    [inside(2048, 2048), { op: "blurBackground", sigma: 12 }],
+    PAID_PLANS,
+  ),
+  define(
+    "background",
+    "white-square",
+    "Person on white, padded to a 1080×1080 square (product and profile shots)",
+    "jpeg",
+    90,
+    [
+      inside(2048, 2048),
+      { op: "cutout" },
+      { op: "flatten", colour: "#ffffff" },
+      { op: "resize", width: 1080, height: 1080, fit: "contain", background: "#ffffff" },
+    ],
+    PAID_PLANS,
+  ),
 ];
 
-export const templateTypes = (catalog: ReadonlyArray<Template> = TEMPLATES): ReadonlyArray<string> => [
-  ...new Set(catalog.map((t) => t.templateType)),
-];
+export const templateTypes = (catalog: ReadonlyArray<Template> = TEMPLATES): ReadonlyArray<string> => [...new Set(catalog.map((t) => t.templateType))];
 
 export type TemplateLookup =
   | { readonly found: true; readonly template: Template }
   | { readonly found: false; readonly field: "templateType" | "template"; readonly allowed: ReadonlyArray<string> };
 
-export const findTemplate = (
-  templateType: string,
-  template: string,
-  catalog: ReadonlyArray<Template> = TEMPLATES,
-): TemplateLookup => {
+export const findTemplate = (templateType: string, template: string, catalog: ReadonlyArray<Template> = TEMPLATES): TemplateLookup => {
   const ofType = catalog.filter((t) => t.templateType === templateType);
   if (ofType.length === 0) return { found: false, field: "templateType", allowed: templateTypes(catalog) };
   const match = ofType.find((t) => t.template === template);
-  return match
-    ? { found: true, template: match }
-    : { found: false, field: "template", allowed: ofType.map((t) => t.template) };
+  return match ? { found: true, template: match } : { found: false, field: "template", allowed: ofType.map((t) => t.template) };
 };

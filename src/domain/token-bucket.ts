@@ -31,14 +31,9 @@ const refill = (state: BucketState, policy: RatePolicy, nowMs: number): BucketSt
   return { tokens, updatedAtMs: Math.max(nowMs, state.updatedAtMs) };
 };
 
-const secondsFor = (tokensNeeded: number, policy: RatePolicy): number =>
-  tokensNeeded <= 0 ? 0 : Math.ceil((tokensNeeded * 60) / policy.perMinute);
+const secondsFor = (tokensNeeded: number, policy: RatePolicy): number => (tokensNeeded <= 0 ? 0 : Math.ceil((tokensNeeded * 60) / policy.perMinute));
 
-export const takeToken = (
-  previous: BucketState | undefined,
-  policy: RatePolicy,
-  nowMs: number,
-): BucketDecision => {
+export const takeToken = (previous: BucketState | undefined, policy: RatePolicy, nowMs: number): BucketDecision => {
   const current = refill(previous ?? fullBucket(policy, nowMs), policy, nowMs);
   const allowed = current.tokens >= 1;
   const state = allowed ? { tokens: current.tokens - 1, updatedAtMs: current.updatedAtMs } : current;

@@ -1,4 +1,4 @@
-import { accept, reject, type Decider, type Decision } from "./decider.ts";
+import { accept, type Decider, type Decision, reject } from "./decider.ts";
 import type { Feature } from "./plan.ts";
 
 /**
@@ -34,8 +34,7 @@ export type TransformationCommand =
   | { readonly type: "FailTransformation"; readonly code: string; readonly now: Date };
 
 export type TransformationState =
-  | { readonly status: "none" }
-  | { readonly status: "requested" | "completed" | "failed"; readonly requestId: string; readonly operation: Feature };
+  { readonly status: "none" } | { readonly status: "requested" | "completed" | "failed"; readonly requestId: string; readonly operation: Feature };
 
 const decide = (command: TransformationCommand, state: TransformationState): Decision<TransformationEvent> => {
   const at = command.now.toISOString();

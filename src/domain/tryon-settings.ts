@@ -1,3 +1,5 @@
+import { echo, echoJson } from "./echo.ts";
+
 /**
  * The style settings of a virtual try-on: every accepted value, what it does, and the default
  * applied when a field is left out. `data.settings` echoes the resolved settings.
@@ -62,8 +64,7 @@ export interface SettingsProblem {
 }
 
 export type SettingsResolution =
-  | { readonly ok: true; readonly settings: TryOnSettings }
-  | { readonly ok: false; readonly problems: ReadonlyArray<SettingsProblem> };
+  { readonly ok: true; readonly settings: TryOnSettings } | { readonly ok: false; readonly problems: ReadonlyArray<SettingsProblem> };
 
 const isAllowed = <K extends TryOnSettingName>(name: K, value: unknown): value is TryOnSettings[K] =>
   (TRYON_SETTING_VALUES[name] as ReadonlyArray<unknown>).includes(value);
@@ -83,11 +84,11 @@ export const resolveTryOnSettings = (raw: unknown): SettingsResolution => {
   const settings: Record<string, unknown> = { ...DEFAULT_TRYON_SETTINGS };
   for (const [name, value] of Object.entries(raw)) {
     if (!isSettingName(name)) {
-      problems.push({ path: `settings.${name}`, message: `unknown setting; allowed settings: ${TRYON_SETTING_NAMES.join(", ")}` });
+      problems.push({ path: `settings.${echo(name)}`, message: `unknown setting; allowed settings: ${TRYON_SETTING_NAMES.join(", ")}` });
     } else if (!isAllowed(name, value)) {
       problems.push({
         path: `settings.${name}`,
-        message: `${JSON.stringify(value)} is not allowed; allowed values: ${TRYON_SETTING_VALUES[name].join(", ")}`,
+        message: `${echoJson(value)} is not allowed; allowed values: ${TRYON_SETTING_VALUES[name].join(", ")}`,
       });
     } else {
       settings[name] = value;

@@ -5,7 +5,9 @@ import type { RecordedEvent } from "./event-store.ts";
 /**
  * The bus that carries recorded events from the store (through the outbox forwarder) to the
  * projections, so that reporting never runs on the request path and several instances see one
- * sequence of events.
+ * sequence of events. It is a notification, not a source of truth: whoever can reach it can put a
+ * message on it, so a consumer takes an event it delivers as a claim ("the store holds this event
+ * at this position") and applies only what the store itself returns (see bus-notice.ts).
  */
 
 /** What a subscription may filter on: the stream's kind, its name up to the first "-" (account, quota, transformation). */
@@ -19,6 +21,13 @@ export interface Published {
   readonly sequence: number;
   /** The bus already held this event id: nothing was added. */
   readonly duplicate: boolean;
+}
+
+/** Where a delivered event sat on the bus: what a log line names when the event is dropped. */
+export interface BusMessage {
+  readonly subject: string;
+  /** The message's place on the bus (not the event's global position). */
+  readonly sequence: number;
 }
 
 export interface Subscription {
@@ -41,12 +50,13 @@ export interface EventBusShape {
    * Hands the subscription's events to `handle` in bus order, one at a time; an event is
    * acknowledged when `handle` succeeds. When it fails, the same event comes again (after a short
    * delay) before any later one; so does one in hand when the consumer stopped (after the bus's
-   * ack wait). Delivery is at least once: handlers must be idempotent. Runs until interrupted;
-   * fails only when the bus cannot be reached.
+   * ack wait). Delivery is at least once: handlers must be idempotent. A message that is not an
+   * event, or that another store's forwarder published, is dropped (and logged), never handed over.
+   * Runs until interrupted; fails only when the bus cannot be reached.
    */
   readonly consume: <E, R>(
     subscription: Subscription,
-    handle: (event: RecordedEvent) => Effect.Effect<void, E, R>,
+    handle: (event: RecordedEvent, message: BusMessage) => Effect.Effect<void, E, R>,
   ) => Effect.Effect<never, DependencyUnavailable, R>;
   /** Forgets a durable subscription: consuming under its name starts again from the first event. */
   readonly deleteSubscription: (durable: string) => Effect.Effect<void, DependencyUnavailable>;

@@ -51,15 +51,9 @@ export interface EventStoreShape {
     options: { readonly expectedRevision: ExpectedRevision },
   ) => Effect.Effect<AppendResult, ConcurrencyConflict | DependencyUnavailable>;
   /** Events of one stream in order, from `fromRevision` (inclusive, default 0). */
-  readonly readStream: (
-    streamName: string,
-    options?: { readonly fromRevision?: number },
-  ) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable>;
+  readonly readStream: (streamName: string, options?: { readonly fromRevision?: number }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable>;
   /** Up to `limit` events of all streams with a global position greater than `after`. */
-  readonly readAll: (options: {
-    readonly after: number;
-    readonly limit: number;
-  }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable>;
+  readonly readAll: (options: { readonly after: number; readonly limit: number }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable>;
   /** Every event after `after`, then each new one as it is appended (by any process). */
   readonly follow: (options: { readonly after: number }) => Stream.Stream<RecordedEvent, DependencyUnavailable>;
 }

@@ -1,29 +1,25 @@
 import { Context, type Effect } from "effect";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, UnsupportedLanguage } from "./errors.ts";
 import type { ValidatedImage } from "./image.ts";
+import { type OcrLanguage, ocrLanguageCatalogue } from "./ocr-languages.ts";
 
-/**
- * Languages a client may name, as Tesseract language codes (decisions.md), with English names
- * for GET /api/ocr/languages. An engine reads all of them or a subset (`OcrEngineShape.languages`).
- */
-export const ocrLanguageNames = {
-  eng: "English",
-  deu: "German",
-  fra: "French",
-  spa: "Spanish",
-  ita: "Italian",
-  por: "Portuguese",
-  nld: "Dutch",
-  chi_sim: "Chinese (Simplified)",
-  jpn: "Japanese",
-  ara: "Arabic",
-} as const;
-export type OcrLanguage = keyof typeof ocrLanguageNames;
-export const ocrLanguages = Object.keys(ocrLanguageNames) as ReadonlyArray<OcrLanguage>;
+export { type OcrLanguage, type OcrScript, ocrLanguageCatalogue, ocrLanguages } from "./ocr-languages.ts";
 
 /** Asks the engine to find the script and language itself; the result names the one it used. */
 export const ocrAutoLanguage = "auto";
-export type OcrLanguageRequest = OcrLanguage | typeof ocrAutoLanguage;
+/** "auto", or one language or several read together (`eng+deu`), at most this many. */
+export type OcrLanguageRequest = ReadonlyArray<OcrLanguage> | typeof ocrAutoLanguage;
+export const maxCombinedOcrLanguages = 3;
+/** The form of a language request, for documents; the codes themselves are checked by `parseOcrLanguageRequest`. */
+export const ocrLanguageRequestPattern = /^[a-z_]{3,8}(\+[a-z_]{3,8}){0,2}$/;
+
+/** Reads `eng`, `eng+deu` or `auto`; undefined for an unknown code, a repeat, or too many. */
+export const parseOcrLanguageRequest = (text: string): OcrLanguageRequest | undefined => {
+  if (text === ocrAutoLanguage) return ocrAutoLanguage;
+  const codes = text.split("+", maxCombinedOcrLanguages + 1);
+  if (codes.length > maxCombinedOcrLanguages || new Set(codes).size !== codes.length) return undefined;
+  return codes.every((code): code is OcrLanguage => Object.hasOwn(ocrLanguageCatalogue, code)) ? codes : undefined;
+};
 
 export const ocrOutputFormats = ["text", "json", "hocr", "tsv"] as const;
 export type OcrOutputFormat = (typeof ocrOutputFormats)[number];
@@ -58,8 +54,8 @@ export type OcrFormatOutput =
 export type OcrResult = {
   /** The recognised text, lines separated by "\n"; "" when the image holds no text. */
   readonly text: string;
-  /** The language used: the detected one when "auto" was asked. */
-  readonly language: OcrLanguage;
+  /** The language used (`eng`, or `eng+deu` when several were read together): the detected one when "auto" was asked. */
+  readonly language: string;
   /** Mean word confidence, 0-100 (0 when there is no text). */
   readonly confidence: number;
 } & OcrFormatOutput;

@@ -12,9 +12,7 @@ export interface SegmentationMask {
 
 /** Separates people from the background (used by background templates and try-on). */
 export interface PersonSegmenterShape {
-  readonly segment: (
-    image: ValidatedImage,
-  ) => Effect.Effect<SegmentationMask, InvalidImage | EngineBusy | EngineTimeout | DependencyUnavailable>;
+  readonly segment: (image: ValidatedImage) => Effect.Effect<SegmentationMask, InvalidImage | EngineBusy | EngineTimeout | DependencyUnavailable>;
 }
 
 export class PersonSegmenter extends Context.Service<PersonSegmenter, PersonSegmenterShape>()("PersonSegmenter") {}

@@ -3,6 +3,13 @@ import type { PlanId } from "../domain/plan.ts";
 import type { DependencyUnavailable } from "./errors.ts";
 import type { RecordedEvent } from "./event-store.ts";
 
+/** What binding a projection to a store found (see ProjectionShape.bindToStore). */
+export type StoreBinding =
+  /** The rows were this store's already, or there were none. */
+  | { readonly _tag: "Bound" }
+  /** The rows came from another store (`previous`; null: one that was never recorded) and were emptied. */
+  | { readonly _tag: "Reset"; readonly previous: string | null };
+
 /**
  * Read models built from events, kept apart from the request path. Each remembers the global
  * position of the last event it applied (its checkpoint, stored with its rows), which makes
@@ -27,6 +34,13 @@ export interface ProjectionShape {
    * transaction: readers see the old rows until it commits. Returns the position reached.
    */
   readonly rebuild: (events: Stream.Stream<RecordedEvent, DependencyUnavailable>) => Effect.Effect<number, DependencyUnavailable>;
+  /**
+   * Records which store (its identity, see store-identity.ts) the rows come from. Rows and a
+   * position that came from another store mean nothing in this one (its positions name other
+   * events): they are emptied and the position set back to 0 in one transaction, so that
+   * catching up from this store fills them again.
+   */
+  readonly bindToStore: (storeIdentity: string) => Effect.Effect<StoreBinding, DependencyUnavailable>;
 }
 
 /** Quota movements of one account, month (billing period), operation and key. */
@@ -50,8 +64,35 @@ export interface Snapshot<A> {
   readonly value: A;
 }
 
+/** One request's way through the quota ledger, as the account console lists it. */
+export interface UsageRequest {
+  readonly requestId: string;
+  /** When its unit was reserved or refused. */
+  readonly at: string;
+  readonly operation: string;
+  readonly keyId: string;
+  /** pending: reserved, not yet finished; failed: released (nothing counted); refused: quota used up. */
+  readonly outcome: "pending" | "succeeded" | "failed" | "refused";
+}
+
+/** What the account console shows of an account's usage. */
+export interface UsageActivity {
+  /** Transformations counted per UTC day (`YYYY-MM-DD`, the day of the commit) and operation, in the period asked for. */
+  readonly daily: ReadonlyArray<{ readonly day: string; readonly operation: string; readonly committed: number }>;
+  /** The newest first; the projection keeps an account's last RECENT_REQUESTS_KEPT. */
+  readonly recent: ReadonlyArray<UsageRequest>;
+  /** The last reservation or refusal per key. */
+  readonly lastUsed: ReadonlyArray<{ readonly keyId: string; readonly at: string }>;
+}
+
+export const RECENT_REQUESTS_KEPT = 100;
+
 export interface UsageProjectionShape extends ProjectionShape {
   readonly usageOf: (accountId: string) => Effect.Effect<Snapshot<ReadonlyArray<UsageRow>>, DependencyUnavailable>;
+  readonly activityOf: (
+    accountId: string,
+    options: { readonly period: string; readonly recent: number },
+  ) => Effect.Effect<Snapshot<UsageActivity>, DependencyUnavailable>;
 }
 
 export class UsageProjection extends Context.Service<UsageProjection, UsageProjectionShape>()("UsageProjection") {}
@@ -83,10 +124,9 @@ export interface KeyProjectionShape extends ProjectionShape {
   ) => Effect.Effect<Option.Option<{ readonly key: ProjectedKey; readonly account: ProjectedAccount }>, DependencyUnavailable>;
   readonly keysOf: (
     accountId: string,
-  ) => Effect.Effect<
-    Snapshot<{ readonly account: Option.Option<ProjectedAccount>; readonly keys: ReadonlyArray<ProjectedKey> }>,
-    DependencyUnavailable
-  >;
+  ) => Effect.Effect<Snapshot<{ readonly account: Option.Option<ProjectedAccount>; readonly keys: ReadonlyArray<ProjectedKey> }>, DependencyUnavailable>;
+  /** Accounts opened with this email, compared without regard to case (emails are not unique). */
+  readonly accountsWithEmail: (email: string) => Effect.Effect<ReadonlyArray<ProjectedAccount>, DependencyUnavailable>;
 }
 
 export class KeyProjection extends Context.Service<KeyProjection, KeyProjectionShape>()("KeyProjection") {}

@@ -6,6 +6,8 @@ import type { DependencyUnavailable } from "./errors.ts";
 /** Where token buckets live: one process's memory, or a store shared by several instances. */
 export interface RateLimiterShape {
   readonly take: (bucketKey: string, policy: RatePolicy) => Effect.Effect<BucketDecision, DependencyUnavailable>;
+  /** What `take` would decide now, taking nothing: a check that costs the bucket no token. */
+  readonly peek: (bucketKey: string, policy: RatePolicy) => Effect.Effect<BucketDecision, DependencyUnavailable>;
 }
 
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("RateLimiter") {}

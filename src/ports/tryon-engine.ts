@@ -3,8 +3,12 @@ import type { TryOnSettings } from "../domain/tryon-settings.ts";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage } from "./errors.ts";
 import type { RenderedImage, ValidatedImage } from "./image.ts";
 
-/** Why the engine cannot use otherwise valid images (HTTP 422; the request costs no quota). */
-export type UnusableInputCode = "NO_PERSON_DETECTED" | "MULTIPLE_PEOPLE" | "NO_GARMENT_DETECTED";
+/**
+ * Why the engine cannot use otherwise valid images (HTTP 422; the request costs no quota).
+ * UNSUPPORTED_GARMENT: the clothing image shows trousers, a skirt or a dress; tops only are placed.
+ */
+export const UNUSABLE_INPUT_CODES = ["NO_PERSON_DETECTED", "MULTIPLE_PEOPLE", "NO_GARMENT_DETECTED", "UNSUPPORTED_GARMENT"] as const;
+export type UnusableInputCode = (typeof UNUSABLE_INPUT_CODES)[number];
 
 export class UnusableTryOnInput extends Data.TaggedError("UnusableTryOnInput")<{
   readonly code: UnusableInputCode;
@@ -24,15 +28,25 @@ export interface Keypoint extends Point {
   readonly score: number;
 }
 
+/** The garments the engine places, told apart by the product shot's outline. */
+export type GarmentKind = "short-sleeve" | "long-sleeve" | "sleeveless";
+
 export interface TryOnResult {
   /** The composite, at the person image's displayed size. */
   readonly image: RenderedImage;
   readonly settings: TryOnSettings;
+  /**
+   * Share (0-1) of the person's torso (their silhouette between the shoulder and hip lines, the
+   * arms in front of it and the face left out) that the new garment covers; on the rest, what
+   * the person wore still shows.
+   */
+  readonly coverage: number;
   /** What the engine detected, in person-image pixels (before any mirroring): for logs and tests. */
   readonly detection: {
     readonly keypoints: ReadonlyArray<Keypoint>;
     /** The torso the garment was fitted to: shoulders to hips, clockwise from the image-left shoulder. */
     readonly torso: ReadonlyArray<Point>;
+    readonly garment: GarmentKind;
   };
 }
 
