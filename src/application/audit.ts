@@ -1,13 +1,19 @@
 import { Effect, Option } from "effect";
-import { accountDecider, accountStream, type AccountEvent } from "../domain/account.ts";
+import { type AccountEvent, accountDecider, accountStream } from "../domain/account.ts";
 import { billingPeriodOf } from "../domain/billing-period.ts";
 import { fold } from "../domain/decider.ts";
-import { quotaLedgerDecider, quotaStream, type QuotaEvent } from "../domain/quota-ledger.ts";
-import { replayUsage, usageLineKey, ZERO_USAGE, type UsageCounts, type UsageLine } from "../domain/usage-replay.ts";
+import { type HolderAccessEvent, holderStream } from "../domain/holder-access.ts";
+import { type QuotaEvent, quotaLedgerDecider, quotaStream } from "../domain/quota-ledger.ts";
+import { replayUsage, type UsageCounts, type UsageLine, usageIncrement, usageLineKey, ZERO_USAGE } from "../domain/usage-replay.ts";
 import { Clock } from "../ports/clock.ts";
 import { EventStore, type RecordedEvent } from "../ports/event-store.ts";
 import { KeyProjection, UsageProjection, type UsageRow } from "../ports/projections.ts";
+import { type Actor, actorOf } from "./actor.ts";
 import { InvalidRequest, NotFound } from "./errors.ts";
+import { accountEventCodec } from "./events/account-events.ts";
+import { decodeEvent, type EventCodec } from "./events/event-codec.ts";
+import { holderAccessEventCodec } from "./events/holder-access-events.ts";
+import { quotaEventCodec } from "./events/quota-events.ts";
 
 /**
  * The audit of one account: its quota ledgers and key lifecycle replayed from the event store
@@ -31,6 +37,8 @@ export interface AuditEntry {
   readonly requestId: string | null;
   readonly operation: string | null;
   readonly period: string | null;
+  /** Who acted (from the event's metadata); null for events written before actors were recorded. */
+  readonly actor: Actor | null;
 }
 
 export interface AuditKey {
@@ -55,7 +63,7 @@ export interface AuditReport {
   /** The billing periods whose ledgers were replayed and checked in full. */
   readonly periods: ReadonlyArray<string>;
   readonly account: { readonly email: string; readonly name: string; readonly plan: string; readonly openedAt: string };
-  /** Every account and quota event in the range, in store order. */
+  /** Every account, console-access (holder-<account>) and quota event in the range, in store order. */
   readonly history: ReadonlyArray<AuditEntry>;
   /** What the history adds up to: all of it, and per period, operation and key. */
   readonly totals: UsageCounts & { readonly lines: ReadonlyArray<UsageLine> };
@@ -114,8 +122,14 @@ const periodsBetween = (first: Date, last: Date): ReadonlyArray<string> => {
   return periods;
 };
 
-const asAccountEvent = (event: RecordedEvent) => ({ type: event.type, data: event.data }) as unknown as AccountEvent;
-const asQuotaEvent = (event: RecordedEvent) => ({ type: event.type, data: event.data }) as unknown as QuotaEvent;
+/** A stored event with its decoded form: positions and times come from the one, meaning from the other. */
+interface Read<Event> {
+  readonly recorded: RecordedEvent;
+  readonly event: Event;
+}
+
+const decodeAll = <Event extends { readonly type: string }>(codec: EventCodec<Event>, events: ReadonlyArray<RecordedEvent>) =>
+  Effect.forEach(events, (recorded) => Effect.map(decodeEvent(codec, recorded), (event): Read<Event> => ({ recorded, event })));
 const atOf = (event: RecordedEvent): string => (typeof event.data["at"] === "string" ? event.data["at"] : event.recordedAt);
 
 const describeAccountEvent = (event: AccountEvent): Pick<AuditEntry, "what" | "keyId"> => {
@@ -131,16 +145,35 @@ const describeAccountEvent = (event: AccountEvent): Pick<AuditEntry, "what" | "k
   }
 };
 
-const describeQuotaEvent = (event: QuotaEvent, operation: string): string => {
+/** Console access: invitations, passwords and sessions (stream holder-<account>); only hashes were recorded. */
+const describeHolderEvent = (event: HolderAccessEvent): string => {
+  switch (event.type) {
+    case "InvitationIssued":
+      return `console invitation issued for ${event.data.email}, valid until ${event.data.expiresAt}`;
+    case "InvitationUsed":
+      return "console invitation used";
+    case "PasswordSet":
+      return "console password set";
+    case "ConsoleSessionStarted":
+      return `console session ${event.data.sessionId} started (signed in)`;
+    case "ConsoleSessionEnded":
+      return `console session ${event.data.sessionId} ended (${event.data.reason})`;
+  }
+};
+
+/** `units`: those of the request the event concerns (a document reserves one per page). */
+const describeQuotaEvent = (event: QuotaEvent, operation: string, units: number): string => {
   switch (event.type) {
     case "QuotaReserved":
-      return `${operation}: quota unit reserved`;
+      return units === 1 ? `${operation}: quota unit reserved` : `${operation}: ${units} quota units reserved`;
     case "QuotaCommitted":
-      return `${operation}: transformation counted`;
+      return units === 1 ? `${operation}: transformation counted` : `${operation}: ${units} transformations counted`;
     case "QuotaReleased":
       return `${operation}: reservation released (${event.data.reason})`;
-    case "QuotaReservationRefused":
-      return `${operation}: refused, quota used up (${event.data.used}/${event.data.limit})`;
+    case "QuotaReservationRefused": {
+      const asked = event.data.units === 1 ? "" : `${event.data.units} units asked, `;
+      return `${operation}: refused, quota used up (${asked}${event.data.used}/${event.data.limit}${event.data.reserved === null ? "" : `, ${event.data.reserved} reserved`})`;
+    }
   }
 };
 
@@ -150,11 +183,10 @@ interface ReplayedKeys {
 }
 
 /** The key lifecycle, replayed independently of the account decider (which forgets revoked keys). */
-const replayKeys = (events: ReadonlyArray<RecordedEvent>): ReplayedKeys => {
+const replayKeys = (events: ReadonlyArray<Read<AccountEvent>>): ReplayedKeys => {
   let account: ReplayedKeys["account"];
   const keys = new Map<string, AuditKey>();
-  for (const recorded of events) {
-    const event = asAccountEvent(recorded);
+  for (const { event } of events) {
     switch (event.type) {
       case "AccountOpened":
         account = { email: event.data.email, name: event.data.name, plan: event.data.plan, openedAt: event.data.at };
@@ -163,7 +195,8 @@ const replayKeys = (events: ReadonlyArray<RecordedEvent>): ReplayedKeys => {
         if (account) account = { ...account, plan: event.data.to };
         break;
       case "ApiKeyIssued":
-        if (!keys.has(event.data.keyId)) keys.set(event.data.keyId, { keyId: event.data.keyId, name: event.data.name, createdAt: event.data.at, revokedAt: null });
+        if (!keys.has(event.data.keyId))
+          keys.set(event.data.keyId, { keyId: event.data.keyId, name: event.data.name, createdAt: event.data.at, revokedAt: null });
         break;
       case "ApiKeyRevoked": {
         const key = keys.get(event.data.keyId);
@@ -180,13 +213,7 @@ const comparer = () => {
   const differences: Array<AuditDifference> = [];
   let compared = 0;
   return {
-    compare: (
-      source: AuditDifference["source"],
-      subject: string,
-      field: string,
-      replayed: string | number | null,
-      recorded: string | number | null,
-    ) => {
+    compare: (source: AuditDifference["source"], subject: string, field: string, replayed: string | number | null, recorded: string | number | null) => {
       compared++;
       if (replayed !== recorded) differences.push({ source, subject, field, replayed, recorded });
     },
@@ -207,19 +234,22 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
     const usageSnapshot = yield* usageProjection.usageOf(accountId);
     const keySnapshot = yield* keyProjection.keysOf(accountId);
 
-    const accountEvents = yield* store.readStream(accountStream(accountId));
-    const opened = accountEvents.map(asAccountEvent).find((event) => event.type === "AccountOpened");
+    const accountEvents = yield* decodeAll(accountEventCodec, yield* store.readStream(accountStream(accountId)));
+    const opened = accountEvents.map(({ event }) => event).find((event) => event.type === "AccountOpened");
     if (opened === undefined) return yield* new NotFound({ message: `No account ${accountId}.` });
 
     const first = range.from !== undefined && range.from > new Date(opened.data.at) ? range.from : new Date(opened.data.at);
     const last = range.to !== undefined && range.to <= now ? new Date(range.to.getTime() - 1) : now;
     const periods = first <= last ? periodsBetween(first, last) : [];
     const ledgers = yield* Effect.forEach(periods, (period) =>
-      store.readStream(quotaStream(accountId, period)).pipe(Effect.map((events) => ({ period, events }))),
+      store.readStream(quotaStream(accountId, period)).pipe(
+        Effect.flatMap((events) => decodeAll(quotaEventCodec, events)),
+        Effect.map((events) => ({ period, events })),
+      ),
     );
 
-    const inRange = (event: RecordedEvent) => {
-      const at = new Date(atOf(event));
+    const inRange = ({ recorded }: Read<unknown>) => {
+      const at = new Date(atOf(recorded));
       return (range.from === undefined || at >= range.from) && (range.to === undefined || at < range.to);
     };
 
@@ -227,33 +257,65 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
     const history: Array<AuditEntry> = [];
     const totalLines = new Map<string, UsageLine>();
     const totals = { ...ZERO_USAGE } as { -readonly [K in keyof UsageCounts]: number };
-    for (const recorded of accountEvents) {
-      if (!inRange(recorded)) continue;
-      const { what, keyId } = describeAccountEvent(asAccountEvent(recorded));
-      history.push({ position: recorded.globalPosition, at: atOf(recorded), type: recorded.type, what, keyId, requestId: null, operation: null, period: null });
+    for (const read of accountEvents) {
+      if (!inRange(read)) continue;
+      const { recorded, event } = read;
+      const { what, keyId } = describeAccountEvent(event);
+      const actor = actorOf(recorded.metadata) ?? null;
+      history.push({
+        position: recorded.globalPosition,
+        at: atOf(recorded),
+        type: recorded.type,
+        what,
+        keyId,
+        requestId: null,
+        operation: null,
+        period: null,
+        actor,
+      });
+    }
+    for (const read of yield* decodeAll(holderAccessEventCodec, yield* store.readStream(holderStream(accountId)))) {
+      if (!inRange(read)) continue;
+      const { recorded, event } = read;
+      const actor = actorOf(recorded.metadata) ?? null;
+      history.push({
+        position: recorded.globalPosition,
+        at: atOf(recorded),
+        type: recorded.type,
+        what: describeHolderEvent(event),
+        keyId: null,
+        requestId: null,
+        operation: null,
+        period: null,
+        actor,
+      });
     }
     for (const { events } of ledgers) {
-      const { attributions } = replayUsage(events.map(asQuotaEvent));
-      events.forEach((recorded, index) => {
-        if (!inRange(recorded)) return;
-        const event = asQuotaEvent(recorded);
+      const { attributions } = replayUsage(events.map(({ event }) => event));
+      events.forEach((read, index) => {
+        if (!inRange(read)) return;
+        const { recorded, event } = read;
         const attribution = attributions[index];
-        const field = ({ QuotaReserved: "reserved", QuotaCommitted: "committed", QuotaReleased: "released", QuotaReservationRefused: "refused" } as const)[event.type];
+        const field = ({ QuotaReserved: "reserved", QuotaCommitted: "committed", QuotaReleased: "released", QuotaReservationRefused: "refused" } as const)[
+          event.type
+        ];
         if (attribution !== undefined) {
-          totals[field]++;
+          const increment = usageIncrement(field, attribution.units);
+          totals[field] += increment;
           const key = usageLineKey(attribution);
           const line = totalLines.get(key) ?? { period: attribution.period, operation: attribution.operation, keyId: attribution.keyId, ...ZERO_USAGE };
-          totalLines.set(key, { ...line, [field]: line[field] + 1 });
+          totalLines.set(key, { ...line, [field]: line[field] + increment });
         }
         history.push({
           position: recorded.globalPosition,
           at: atOf(recorded),
           type: recorded.type,
-          what: describeQuotaEvent(event, attribution?.operation ?? "unattributed"),
+          what: describeQuotaEvent(event, attribution?.operation ?? "unattributed", attribution?.units ?? 1),
           keyId: attribution?.keyId ?? null,
           requestId: attribution?.requestId ?? (typeof event.data.requestId === "string" ? event.data.requestId : null),
           operation: attribution?.operation ?? null,
           period: attribution?.period ?? null,
+          actor: actorOf(recorded.metadata) ?? null,
         });
       });
     }
@@ -264,7 +326,7 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
 
     // The ledgers' own state (the decider that enforced the quota) against the replay.
     for (const { period, events } of ledgers) {
-      const quotaEvents = events.map(asQuotaEvent);
+      const quotaEvents = events.map(({ event }) => event);
       const ledger = fold(quotaLedgerDecider, quotaEvents);
       const replay = replayUsage(quotaEvents);
       const sum = (field: keyof UsageCounts) => replay.lines.reduce((total, line) => total + line[field], 0);
@@ -275,13 +337,11 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
 
     // The usage projection, as of its position.
     const usagePosition = usageSnapshot.position;
-    const recordedRows = new Map<string, UsageRow>(
-      usageSnapshot.value.filter((row) => periods.includes(row.period)).map((row) => [usageLineKey(row), row]),
-    );
+    const recordedRows = new Map<string, UsageRow>(usageSnapshot.value.filter((row) => periods.includes(row.period)).map((row) => [usageLineKey(row), row]));
     let usageBehind = 0;
     for (const { events } of ledgers) {
-      usageBehind += events.filter((event) => event.globalPosition > usagePosition).length;
-      const replay = replayUsage(events.filter((event) => event.globalPosition <= usagePosition).map(asQuotaEvent));
+      usageBehind += events.filter(({ recorded }) => recorded.globalPosition > usagePosition).length;
+      const replay = replayUsage(events.filter(({ recorded }) => recorded.globalPosition <= usagePosition).map(({ event }) => event));
       for (const line of replay.lines) {
         const key = usageLineKey(line);
         const row = recordedRows.get(key);
@@ -292,11 +352,14 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
     for (const [key, row] of recordedRows) {
       for (const field of USAGE_FIELDS) check.compare("usage projection", `usage ${key}`, field, 0, row[field]);
     }
-    if (usageBehind > 0) notes.push(`the usage projection (at position ${usagePosition}) has not yet applied ${usageBehind} quota event(s) of this account; those were not compared`);
+    if (usageBehind > 0)
+      notes.push(
+        `the usage projection (at position ${usagePosition}) has not yet applied ${usageBehind} quota event(s) of this account; those were not compared`,
+      );
 
     // The key projection, as of its position; and the account decider's active keys.
     const keyPosition = keySnapshot.position;
-    const replayedKeys = replayKeys(accountEvents.filter((event) => event.globalPosition <= keyPosition));
+    const replayedKeys = replayKeys(accountEvents.filter(({ recorded }) => recorded.globalPosition <= keyPosition));
     const projectedAccount = Option.getOrUndefined(keySnapshot.value.account);
     for (const field of ["email", "name", "plan", "openedAt"] as const) {
       check.compare("key projection", `account ${accountId}`, field, replayedKeys.account?.[field] ?? null, projectedAccount?.[field] ?? null);
@@ -310,17 +373,29 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
       check.compare("key projection", `key ${key.keyId}`, "revoked", key.revokedAt, projected === undefined ? null : projected.revokedAt);
     }
     for (const projected of projectedKeys.values()) check.compare("key projection", `key ${projected.keyId}`, "issued", null, projected.createdAt);
-    const keysBehind = accountEvents.filter((event) => event.globalPosition > keyPosition).length;
-    if (keysBehind > 0) notes.push(`the key projection (at position ${keyPosition}) has not yet applied ${keysBehind} event(s) of this account; those were not compared`);
+    const keysBehind = accountEvents.filter(({ recorded }) => recorded.globalPosition > keyPosition).length;
+    if (keysBehind > 0)
+      notes.push(`the key projection (at position ${keyPosition}) has not yet applied ${keysBehind} event(s) of this account; those were not compared`);
 
     const allKeys = replayKeys(accountEvents);
-    const state = fold(accountDecider, accountEvents.map(asAccountEvent));
-    const replayedActive = [...allKeys.keys.values()].filter((key) => key.revokedAt === null).map((key) => key.keyId).sort().join(",");
+    const state = fold(
+      accountDecider,
+      accountEvents.map(({ event }) => event),
+    );
+    const replayedActive = [...allKeys.keys.values()]
+      .filter((key) => key.revokedAt === null)
+      .map((key) => key.keyId)
+      .sort()
+      .join(",");
     const deciderActive = state.status === "open" ? [...state.keys.keys()].sort().join(",") : "";
     check.compare("account", `account ${accountId}`, "active keys", replayedActive, deciderActive);
 
     const { compared, differences } = check.result();
-    const storePosition = Math.max(0, ...accountEvents.map((event) => event.globalPosition), ...ledgers.flatMap(({ events }) => events.map((event) => event.globalPosition)));
+    const storePosition = Math.max(
+      0,
+      ...accountEvents.map(({ recorded }) => recorded.globalPosition),
+      ...ledgers.flatMap(({ events }) => events.map(({ recorded }) => recorded.globalPosition)),
+    );
     const replayedAccount = allKeys.account!;
     return {
       accountId,

@@ -1,8 +1,10 @@
-import { Effect, Schedule } from "effect";
+import { Effect, Result, Schedule } from "effect";
 import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { type ConcurrencyConflict, EventStore, NO_STREAM, type JsonObject } from "../ports/event-store.ts";
+import { type ConcurrencyConflict, EventStore, type JsonObject, NO_STREAM } from "../ports/event-store.ts";
+import { ACTOR_METADATA_KEY, type Actor } from "./actor.ts";
 import { CommandRejected } from "./errors.ts";
+import type { EventCodec, UndecodableEvent } from "./events/event-codec.ts";
 import { StreamLocks } from "./stream-locks.ts";
 import { StreamStateCache } from "./stream-state-cache.ts";
 
@@ -10,6 +12,18 @@ import { StreamStateCache } from "./stream-state-cache.ts";
 export interface DomainEvent {
   readonly type: string;
   readonly data: object;
+}
+
+/** A kind of stream: the decider that owns it and the codec of its events as stored. */
+export interface StreamType<Command, Event extends DomainEvent, State> {
+  readonly decider: Decider<Command, Event, State>;
+  readonly codec: EventCodec<Event>;
+}
+
+/** What travels with every event a command appends: who acted, and the request it served, if any. */
+export interface CommandContext {
+  readonly actor: Actor;
+  readonly requestId?: string;
 }
 
 export interface Loaded<State> {
@@ -30,14 +44,13 @@ const cacheKey = (decider: object, streamName: string): string => {
   return `${id}:${streamName}`;
 };
 
-/** Events we wrote ourselves come back as the same shape; the cast is that round trip. */
-const asDomainEvent = <Event extends DomainEvent>(recorded: { type: string; data: JsonObject }): Event =>
-  ({ type: recorded.type, data: recorded.data }) as unknown as Event;
+const metadataOf = (context: CommandContext): JsonObject =>
+  context.requestId === undefined ? { [ACTOR_METADATA_KEY]: context.actor } : { [ACTOR_METADATA_KEY]: context.actor, requestId: context.requestId };
 
 export const loadState = <Command, Event extends DomainEvent, State>(
-  decider: Decider<Command, Event, State>,
+  { decider, codec }: StreamType<Command, Event, State>,
   streamName: string,
-): Effect.Effect<Loaded<State>, DependencyUnavailable, EventStore | StreamStateCache> =>
+): Effect.Effect<Loaded<State>, DependencyUnavailable | UndecodableEvent, EventStore | StreamStateCache> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
     const cache = yield* StreamStateCache;
@@ -45,29 +58,33 @@ export const loadState = <Command, Event extends DomainEvent, State>(
     const cached = cache.get(key);
     let state = cached ? (cached.state as State) : decider.initialState();
     let revision = cached ? cached.revision : NO_STREAM;
-    for (const event of yield* store.readStream(streamName, { fromRevision: revision + 1 })) {
-      state = decider.evolve(state, asDomainEvent<Event>(event));
-      revision = event.streamRevision;
+    for (const recorded of yield* store.readStream(streamName, { fromRevision: revision + 1 })) {
+      const decoded = codec.decodeResult(recorded);
+      if (Result.isFailure(decoded)) return yield* Effect.fail(decoded.failure);
+      state = decider.evolve(state, decoded.success);
+      revision = recorded.streamRevision;
     }
     cache.set(key, { state, revision });
     return { state, revision };
   });
 
 const decideAndAppend = <Command, Event extends DomainEvent, State>(
-  decider: Decider<Command, Event, State>,
+  streamType: StreamType<Command, Event, State>,
   streamName: string,
   command: Command,
-  metadata: JsonObject,
-): Effect.Effect<Handled<Event, State>, CommandRejected | ConcurrencyConflict | DependencyUnavailable, EventStore | StreamStateCache> =>
+  context: CommandContext,
+): Effect.Effect<Handled<Event, State>, CommandRejected | ConcurrencyConflict | DependencyUnavailable | UndecodableEvent, EventStore | StreamStateCache> =>
   Effect.gen(function* () {
+    const { decider, codec } = streamType;
     const store = yield* EventStore;
-    const { state, revision } = yield* loadState(decider, streamName);
+    const { state, revision } = yield* loadState(streamType, streamName);
     const decision = decider.decide(command, state);
     if (!decision.ok) return yield* new CommandRejected(decision.rejection);
     if (decision.events.length === 0) return { state, revision, events: [] };
+    const metadata = metadataOf(context);
     const appended = yield* store.appendToStream(
       streamName,
-      decision.events.map((event) => ({ type: event.type, data: event.data as JsonObject, metadata })),
+      decision.events.map((event) => codec.encode(event, metadata)),
       { expectedRevision: revision },
     );
     const next = { state: decision.events.reduce(decider.evolve, state), revision: appended.nextExpectedRevision };
@@ -77,18 +94,18 @@ const decideAndAppend = <Command, Event extends DomainEvent, State>(
 
 /**
  * Load, decide, append with the expected revision; on a conflict another writer got there
- * first, so decide again on the fresh state. `metadata` travels with every event appended.
+ * first, so decide again on the fresh state. Every event appended records who acted (`context`).
  * This process's commands on one stream take turns (StreamLocks); only other processes race.
  */
 export const handleCommand = <Command, Event extends DomainEvent, State>(
-  decider: Decider<Command, Event, State>,
+  streamType: StreamType<Command, Event, State>,
   streamName: string,
   command: Command,
-  metadata: JsonObject = {},
-): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable, EventStore | StreamStateCache | StreamLocks> =>
+  context: CommandContext,
+): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable | UndecodableEvent, EventStore | StreamStateCache | StreamLocks> =>
   Effect.gen(function* () {
     const { withLock } = yield* StreamLocks;
-    return yield* withLock(streamName)(decideAndAppend(decider, streamName, command, metadata));
+    return yield* withLock(streamName)(decideAndAppend(streamType, streamName, command, context));
   }).pipe(
     Effect.retry({
       while: (error) => error._tag === "ConcurrencyConflict",

@@ -1,6 +1,6 @@
 import { Data, Effect } from "effect";
-import type { ConcurrencyConflict, EventStoreShape, RecordedEvent } from "../ports/event-store.ts";
 import type { DependencyUnavailable } from "../ports/errors.ts";
+import type { ConcurrencyConflict, EventStoreShape, RecordedEvent } from "../ports/event-store.ts";
 import { canonicalEventLine, type IncrementalHash } from "./event-checksum.ts";
 
 /** How many events a store holds, and the SHA-256 over their canonical lines in global order. */

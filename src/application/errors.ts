@@ -30,3 +30,9 @@ export class CommandRejected extends Data.TaggedError("CommandRejected")<{
   readonly code: string;
   readonly message: string;
 }> {}
+
+/** An Idempotency-Key already used by this account for a different request (method, path or body). */
+export class IdempotencyKeyReused extends Data.TaggedError("IdempotencyKeyReused")<{ readonly message: string }> {}
+
+/** The first request with this Idempotency-Key is still running and did not finish while the retry waited. */
+export class IdempotencyKeyInUse extends Data.TaggedError("IdempotencyKeyInUse")<{ readonly retryAfterSeconds: number }> {}

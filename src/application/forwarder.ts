@@ -1,6 +1,6 @@
 import { Effect, Option, Schedule, Stream } from "effect";
-import { EventBus } from "../ports/event-bus.ts";
 import type { DependencyUnavailable } from "../ports/errors.ts";
+import { EventBus } from "../ports/event-bus.ts";
 import { EventStore } from "../ports/event-store.ts";
 
 export interface ForwarderOptions<R> {
@@ -25,7 +25,9 @@ export const forwardEvents = <R>(options: ForwarderOptions<R>) =>
     const bus = yield* EventBus;
     const checkpoint = yield* bus.publishedThrough;
     const after = Option.isSome(checkpoint) ? checkpoint.value : yield* options.startWithoutCheckpoint;
-    yield* Effect.logInfo(`event forwarder following the store after position ${after} (${Option.isSome(checkpoint) ? "the bus's checkpoint" : "no checkpoint on the bus yet"})`);
+    yield* Effect.logInfo(
+      `event forwarder following the store after position ${after} (${Option.isSome(checkpoint) ? "the bus's checkpoint" : "no checkpoint on the bus yet"})`,
+    );
     return yield* store.follow({ after }).pipe(
       Stream.runForEachArray((page) =>
         Effect.gen(function* () {

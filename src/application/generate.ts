@@ -1,5 +1,7 @@
 import { Effect } from "effect";
+import { echo } from "../domain/echo.ts";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
+import type { RenderedImage } from "../ports/image.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
 import type { Principal } from "./authenticate.ts";
@@ -20,7 +22,7 @@ export interface GeneratedResult {
   readonly expiresAt: Date;
   readonly template: string;
   readonly templateType: string;
-  readonly format: string;
+  readonly format: RenderedImage["format"];
   readonly width: number;
   readonly height: number;
   readonly bytes: number;
@@ -31,7 +33,7 @@ export const generate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
     const lookup = findTemplate(input.templateType, input.template, TEMPLATES);
     if (!lookup.found) {
-      const message = `Unknown ${lookup.field} "${input[lookup.field]}". Allowed: ${lookup.allowed.join(", ")}.`;
+      const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}.`;
       return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
     }
     const template = lookup.template;

@@ -8,7 +8,7 @@ import { KeyProjection } from "../ports/projections.ts";
 import { catchUpFromStore } from "./projection-runner.ts";
 
 /**
- * What authentication reads: the key projection, which the bus keeps current (see
+ * What authentication reads: the key projection, which the bus's notices keep current from the store (see
  * runProjection). A key made elsewhere (the CLI, another instance) is found at once because a
  * miss catches the projection up from the store before refusing.
  */
@@ -18,7 +18,14 @@ export interface KeyOwner {
 }
 
 export interface KeyDirectoryShape {
-  readonly findKey: (keyId: string) => Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable>;
+  /**
+   * The active key with this id. `beforeStoreRead` runs only when the answer needs a read of the
+   * event store (an id neither remembered nor in the projection): a caller's chance to refuse first.
+   */
+  readonly findKey: <E = never, R = never>(
+    keyId: string,
+    beforeStoreRead?: Effect.Effect<void, E, R>,
+  ) => Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | E, R>;
 }
 
 export class KeyDirectory extends Context.Service<KeyDirectory, KeyDirectoryShape>()("KeyDirectory") {}
@@ -29,6 +36,12 @@ export class KeyDirectory extends Context.Service<KeyDirectory, KeyDirectoryShap
  * lag (at most the 500 ms store poll while the bus is down): inside decisions.md's 1 s.
  */
 export const FOUND_KEY_TTL_MS = 200;
+/**
+ * An id that the store did not know is remembered as unknown this long. Key ids are random, so the
+ * id of a key made later was never asked for before it existed: the cache never hides a new key,
+ * and a guesser's ids cost one store read each, not one per request.
+ */
+export const UNKNOWN_KEY_TTL_MS = 10 * 60_000;
 const MAX_REMEMBERED_KEYS = 10_000;
 
 export const keyDirectoryLayer = Layer.effect(KeyDirectory)(
@@ -38,6 +51,7 @@ export const keyDirectoryLayer = Layer.effect(KeyDirectory)(
     const clock = yield* Clock;
     const catchUp = catchUpFromStore(projection).pipe(Effect.provideService(EventStore, store));
     const remembered = new Map<string, { readonly owner: KeyOwner; readonly until: number }>();
+    const unknown = new Map<string, number>();
 
     const lookup = (keyId: string) =>
       projection.findActiveKey(keyId).pipe(
@@ -49,23 +63,31 @@ export const keyDirectoryLayer = Layer.effect(KeyDirectory)(
         ),
       );
 
-    const remember = (keyId: string, owner: KeyOwner, now: number) => {
-      remembered.delete(keyId);
-      remembered.set(keyId, { owner, until: now + FOUND_KEY_TTL_MS });
-      // A Map iterates in insertion order: the first entry is the one refreshed longest ago.
-      if (remembered.size > MAX_REMEMBERED_KEYS) remembered.delete(remembered.keys().next().value!);
+    // A Map iterates in insertion order: the first entry is the one refreshed longest ago.
+    const rememberIn = <V>(map: Map<string, V>, keyId: string, value: V) => {
+      map.delete(keyId);
+      map.set(keyId, value);
+      if (map.size > MAX_REMEMBERED_KEYS) map.delete(map.keys().next().value!);
     };
 
     return {
-      findKey: (keyId) =>
-        Effect.suspend(() => {
+      findKey: <E = never, R = never>(keyId: string, beforeStoreRead: Effect.Effect<void, E, R> = Effect.void) =>
+        Effect.suspend((): Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | E, R> => {
           const now = clock.now().getTime();
           const hit = remembered.get(keyId);
           if (hit !== undefined && hit.until > now) return Effect.succeed(Option.some(hit.owner));
+          if ((unknown.get(keyId) ?? 0) > now) return Effect.succeed(Option.none());
+          const fromStore = beforeStoreRead.pipe(
+            Effect.andThen(catchUp),
+            Effect.andThen(lookup(keyId)),
+            Effect.tap((found) => Effect.sync(() => Option.isNone(found) && rememberIn(unknown, keyId, now + UNKNOWN_KEY_TTL_MS))),
+          );
           return lookup(keyId).pipe(
-            Effect.flatMap((found) => (Option.isSome(found) ? Effect.succeed(found) : catchUp.pipe(Effect.andThen(lookup(keyId))))),
+            Effect.flatMap((found) => (Option.isSome(found) ? Effect.succeed(found) : fromStore)),
             Effect.tap((found) =>
-              Effect.sync(() => (Option.isSome(found) ? remember(keyId, found.value, now) : remembered.delete(keyId))),
+              Effect.sync(() =>
+                Option.isSome(found) ? rememberIn(remembered, keyId, { owner: found.value, until: now + FOUND_KEY_TTL_MS }) : remembered.delete(keyId),
+              ),
             ),
           );
         }),

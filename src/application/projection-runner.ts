@@ -1,17 +1,22 @@
 import { type Duration, Effect, Option, Schedule, Stream } from "effect";
-import { EventBus } from "../ports/event-bus.ts";
 import type { DependencyUnavailable } from "../ports/errors.ts";
+import { type BusMessage, EventBus } from "../ports/event-bus.ts";
 import { EventStore, type RecordedEvent } from "../ports/event-store.ts";
 import type { ProjectionShape } from "../ports/projections.ts";
+import { canonicalEventLine } from "./event-checksum.ts";
 
 const PAGE = 500;
 
-/** Applies whatever the store holds past the projection's position, a page at a time. */
-export const catchUpFromStore = (projection: ProjectionShape): Effect.Effect<void, DependencyUnavailable, EventStore> =>
+/** Applies whatever the store holds past the projection's position, a page at a time; `seen` gets each page read. */
+export const catchUpFromStore = (
+  projection: ProjectionShape,
+  seen: (page: ReadonlyArray<RecordedEvent>) => void = () => undefined,
+): Effect.Effect<void, DependencyUnavailable, EventStore> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
     for (;;) {
       const page = yield* store.readAll({ after: yield* projection.position, limit: PAGE });
+      seen(page);
       if (page.length > 0) yield* projection.apply(page);
       if (page.length < PAGE) return;
     }
@@ -19,6 +24,66 @@ export const catchUpFromStore = (projection: ProjectionShape): Effect.Effect<voi
 
 /** The durable subscription a projection reads: one per projection and storage, shared by the processes that share it. */
 export const durableNameOf = (projection: ProjectionShape): string => `${projection.name}-${projection.storageId}`;
+
+/** Store events kept after a read, so the notices that follow are checked without reading them again. */
+const REMEMBERED_EVENTS = 2 * PAGE;
+
+/** The same event as the store holds it: every field, position and recording time included. */
+const sameEvent = (claimed: RecordedEvent, stored: RecordedEvent) =>
+  claimed.globalPosition === stored.globalPosition && claimed.recordedAt === stored.recordedAt && canonicalEventLine(claimed) === canonicalEventLine(stored);
+
+/** Names a dropped message for the log: where it sat on the bus and what it claimed to be. */
+export const droppedMessage = (message: BusMessage, claimed: RecordedEvent) =>
+  `dropped bus message: subject ${message.subject}, sequence ${message.sequence}, claimed event ${claimed.eventId} (${claimed.type}) at position ${claimed.globalPosition}`;
+
+/**
+ * How a projection takes the bus: as a notification. Whoever reaches the bus can publish on it, so
+ * an event it delivers is only a claim that the store holds that event at that position. On a
+ * claim past the projection's position, the projection catches up from the store, which applies
+ * what the store returns and nothing else; then the claim is compared with the store's event at
+ * its position. A claim the store does not bear out (no event there, or another one) is dropped
+ * and logged: it changes no row and no checkpoint, so a forged huge position cannot make later
+ * real events be skipped.
+ */
+export const makeStoreCheckedFollower = (projection: ProjectionShape) => {
+  const recent = new Map<number, RecordedEvent>();
+  const remember = (page: ReadonlyArray<RecordedEvent>) => {
+    for (const event of page) recent.set(event.globalPosition, event);
+    // A Map iterates in insertion order: the first entries are the oldest reads.
+    for (const position of recent.keys()) {
+      if (recent.size <= REMEMBERED_EVENTS) break;
+      recent.delete(position);
+    }
+  };
+  const catchUp = catchUpFromStore(projection, remember);
+
+  const storedAt = (position: number) =>
+    Effect.gen(function* () {
+      const known = recent.get(position);
+      if (known !== undefined) return Option.some(known);
+      const [first] = yield* (yield* EventStore).readAll({ after: position - 1, limit: 1 });
+      return first !== undefined && first.globalPosition === position ? Option.some(first) : Option.none<RecordedEvent>();
+    });
+
+  const onNotice = (claimed: RecordedEvent, message: BusMessage) =>
+    Effect.gen(function* () {
+      if (!Number.isSafeInteger(claimed.globalPosition) || claimed.globalPosition < 1) {
+        return yield* Effect.logWarning(`${droppedMessage(message, claimed)}: not a store position; nothing applied`);
+      }
+      if (claimed.globalPosition > (yield* projection.position)) yield* catchUp;
+      const stored = yield* storedAt(claimed.globalPosition);
+      if (Option.isNone(stored)) {
+        return yield* Effect.logWarning(`${droppedMessage(message, claimed)}: the store holds no event at that position; nothing applied`);
+      }
+      if (!sameEvent(claimed, stored.value)) {
+        yield* Effect.logWarning(
+          `${droppedMessage(message, claimed)}: it differs from the store's event ${stored.value.eventId} (${stored.value.type}) at that position; nothing of it applied`,
+        );
+      }
+    });
+
+  return { catchUp, onNotice };
+};
 
 export interface RunProjectionOptions {
   /**
@@ -30,22 +95,24 @@ export interface RunProjectionOptions {
 
 /**
  * Keeps a projection current: from the store first (cheap when it is current; it also covers
- * events the bus no longer holds), then from the bus on its durable subscription. Runs until
- * interrupted; an unreachable bus or store is retried.
+ * events the bus no longer holds), then on every notice from the bus on its durable subscription,
+ * from the store again (see makeStoreCheckedFollower). Runs until interrupted; an unreachable bus
+ * or store is retried (a notice whose store read failed comes again).
  */
 export const runProjection = (projection: ProjectionShape, options: RunProjectionOptions = {}) =>
   Effect.gen(function* () {
     const bus = yield* EventBus;
-    yield* catchUpFromStore(projection);
+    const follower = makeStoreCheckedFollower(projection);
+    yield* follower.catchUp;
     if (options.storePollInterval !== undefined) {
-      yield* catchUpFromStore(projection).pipe(
+      yield* follower.catchUp.pipe(
         Effect.tapError((error) => Effect.logWarning(`projection ${projection.name}: store catch-up failed`, error)),
         Effect.ignore,
         Effect.repeat(Schedule.spaced(options.storePollInterval)),
         Effect.forkScoped,
       );
     }
-    return yield* bus.consume({ durable: durableNameOf(projection), category: projection.category }, (event) => projection.apply([event]));
+    return yield* bus.consume({ durable: durableNameOf(projection), category: projection.category }, follower.onNotice);
   }).pipe(
     Effect.scoped,
     Effect.tapError((error) => Effect.logWarning(`projection ${projection.name}: bus unavailable; retrying`, error)),
@@ -55,9 +122,9 @@ export const runProjection = (projection: ProjectionShape, options: RunProjectio
 /** Every event of the store, in order. */
 const allEvents = (store: EventStore["Service"]): Stream.Stream<RecordedEvent, DependencyUnavailable> =>
   Stream.paginate(0, (after) =>
-    store.readAll({ after, limit: PAGE }).pipe(
-      Effect.map((page) => [page, page.length < PAGE ? Option.none<number>() : Option.some(page.at(-1)!.globalPosition)] as const),
-    ),
+    store
+      .readAll({ after, limit: PAGE })
+      .pipe(Effect.map((page) => [page, page.length < PAGE ? Option.none<number>() : Option.some(page.at(-1)!.globalPosition)] as const)),
   );
 
 /** Rebuilds a projection from scratch by replaying the whole store; returns the position reached. */

@@ -23,6 +23,8 @@ export interface TryOnOutcome {
   readonly format: string;
   readonly width: number;
   readonly height: number;
+  /** Share of the person's torso the garment covers (see TryOnResult). */
+  readonly coverage: number;
 }
 
 /** POST /virtual-tryon: dress the person in the garment, store the composite. */
@@ -43,7 +45,7 @@ export const virtualTryOn = (principal: Principal, input: TryOnInput) =>
       const result = yield* (yield* TryOnEngine).tryOn({ person, clothing, settings: resolved.settings });
       const { resultId, expiresAt, output } = yield* storeResult(result.image);
       const { format, width, height } = result.image;
-      const value: TryOnOutcome = { resultId, expiresAt, settings: result.settings, format, width, height };
+      const value: TryOnOutcome = { resultId, expiresAt, settings: result.settings, format, width, height, coverage: result.coverage };
       return { value, output };
     });
     return yield* runTransformation(principal, "virtual-tryon", { ...resolved.settings }, process);
