@@ -1,33 +1,49 @@
 import path from "node:path";
 import { Effect, Layer } from "effect";
-import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
-import type { Config, EventStoreSelection } from "./config.ts";
+import { nodeLedgerCryptoLayer } from "./adapters/crypto/node-ledger-crypto.ts";
+import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bus.ts";
 import { kurrentDbEventStoreLayer } from "./adapters/event-store/kurrentdb-event-store.ts";
 import { postgresEventStoreLayer } from "./adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
-import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
-import type { ServerSecrets } from "./adapters/security/server-secret.ts";
-import { systemClock } from "./ports/clock.ts";
-import { keyDirectoryLayer } from "./application/key-directory.ts";
-import { inProcessStreamLocks } from "./application/stream-locks.ts";
-import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
+import { documentReaderLayer } from "./adapters/documents/document-reader.ts";
 import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
-import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
-import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bus.ts";
 import { jetStreamEventBusLayer } from "./adapters/nats/jetstream-event-bus.ts";
 import { kvRateLimiterLayer } from "./adapters/nats/kv-rate-limiter.ts";
 import { natsConnectionLayer } from "./adapters/nats/nats-connection.ts";
+import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
-import { forwardEvents } from "./application/forwarder.ts";
-import { runProjection } from "./application/projection-runner.ts";
-import { KeyProjection, UsageProjection } from "./ports/projections.ts";
+import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
 import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
+import { postgresResultStoreLayer } from "./adapters/results/postgres-result-store.ts";
+import { argon2PasswordHasher } from "./adapters/security/argon2-password-hasher.ts";
+import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
+import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
 import { OnnxTryOnEngineLive } from "./adapters/tryon/onnx-tryon-engine.ts";
-import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
+import { forwardEvents } from "./application/forwarder.ts";
+import { keyDirectoryLayer } from "./application/key-directory.ts";
+import { chainedEventStore } from "./application/ledger/chained-event-store.ts";
+import { makeLedgerSealer } from "./application/ledger/seal-ledger.ts";
+import { runProjection } from "./application/projection-runner.ts";
+import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
+import { StoreIdentity, storeIdentityLayer } from "./application/store-identity.ts";
+import { inProcessStreamLocks } from "./application/stream-locks.ts";
+import { lruStreamStateCache } from "./application/stream-state-cache.ts";
+import type { Config, EventStoreSelection } from "./config.ts";
+import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
+import { systemClock } from "./ports/clock.ts";
+import { EventStore } from "./ports/event-store.ts";
+import { Ids } from "./ports/ids.ts";
+import { ImageEngine } from "./ports/image-engine.ts";
+import { LedgerCrypto } from "./ports/ledger-crypto.ts";
+import { OcrEngine } from "./ports/ocr-engine.ts";
+import { KeyProjection, UsageProjection } from "./ports/projections.ts";
+import { RateLimiter } from "./ports/rate-limiter.ts";
+import { ResultStore } from "./ports/result-store.ts";
+import { TryOnEngine } from "./ports/tryon-engine.ts";
 
 /**
  * The composition root: which adapter stands behind each port is decided here, from
@@ -55,12 +71,25 @@ export const eventStoreLayerFor = (selection: EventStoreSelection, options: { re
   }
 };
 
-export const eventStoreLayer = (config: Config) => eventStoreLayerFor(config.eventStore, { sqliteSynchronous: config.sqliteSynchronous });
+/**
+ * The configured store as the application sees it: every append linked into its stream's hash
+ * chain. `itsctl store migrate` opens stores with eventStoreLayerFor instead, to copy events verbatim.
+ */
+export const eventStoreLayer = (config: Config) =>
+  Layer.effect(EventStore)(
+    Effect.gen(function* () {
+      const inner = yield* EventStore;
+      const crypto = yield* LedgerCrypto;
+      const ids = yield* Ids;
+      return chainedEventStore(inner, { mac: crypto.mac, newEventId: ids.uuid });
+    }),
+  ).pipe(Layer.provide(eventStoreLayerFor(config.eventStore, { sqliteSynchronous: config.sqliteSynchronous })));
 
-/** What every entry point needs: the event store, time, ids, the key hasher, the limits. */
-export const coreLayer = (config: Config, secrets: ServerSecrets) =>
+/** What every entry point needs: the event store, time, ids, the key hasher, the ledger's keys, the limits. */
+export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) =>
   Layer.mergeAll(
-    eventStoreLayer(config),
+    decorated(EventStore, decorators.eventStore)(eventStoreLayer(config).pipe(Layer.provide(Layer.merge(nodeLedgerCryptoLayer(secrets), cryptoIds)))),
+    nodeLedgerCryptoLayer(secrets),
     systemClock,
     cryptoIds,
     hmacSecretHasher(secrets.apiKeyHashKey),
@@ -72,20 +101,38 @@ export const coreLayer = (config: Config, secrets: ServerSecrets) =>
 /** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
 export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ path: path.join(config.dataDir, "projections.sqlite") });
 
-/** With NATS_URL: JetStream carries the events and a KV bucket the rate limits, shared by every instance. */
-export const messagingLayer = (config: Config) =>
+/**
+ * With NATS_URL: JetStream carries the events (of the store this process runs on: see
+ * StoreIdentity) and a KV bucket the rate limits, shared by every instance.
+ */
+export const messagingLayer = (config: Config, decorators: PortDecorators = undecorated) =>
   config.natsUrl === undefined
-    ? Layer.mergeAll(inProcessEventBusLayer(), inMemoryRateLimiter)
-    : Layer.mergeAll(jetStreamEventBusLayer({ namespace: config.natsNamespace }), kvRateLimiterLayer({ namespace: config.natsNamespace })).pipe(
-        Layer.provide(natsConnectionLayer({ servers: config.natsUrl })),
-      );
+    ? Layer.mergeAll(inProcessEventBusLayer(), decorated(RateLimiter, decorators.rateLimiter)(inMemoryRateLimiter))
+    : Layer.mergeAll(
+        Layer.unwrap(Effect.map(StoreIdentity, ({ identity }) => jetStreamEventBusLayer({ namespace: config.natsNamespace, storeIdentity: identity }))),
+        decorated(RateLimiter, decorators.rateLimiter)(kvRateLimiterLayer({ namespace: config.natsNamespace })),
+      ).pipe(Layer.provide(natsConnectionLayer({ servers: config.natsUrl, auth: config.natsAuth })));
 
-/** The outbox forwarder and the projections, running in the background for as long as the server does. */
+/**
+ * The outbox forwarder and the projections, running in the background for as long as the server
+ * does. Projections built from another store (DATA_DIR kept while the store was replaced) are
+ * emptied first and caught up from this one.
+ */
 const eventFlowLayer = (config: Config) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const usage = yield* UsageProjection;
       const keys = yield* KeyProjection;
+      const { identity } = yield* StoreIdentity;
+      for (const projection of [usage, keys]) {
+        const binding = yield* projection.bindToStore(identity);
+        if (binding._tag === "Reset") {
+          yield* Effect.logWarning(
+            `projection ${projection.name} (${path.join(config.dataDir, "projections.sqlite")}) was built from event store ${binding.previous ?? "(not recorded)"}, ` +
+              `but this service's event store is ${identity}: emptied it; it is rebuilt from this store`,
+          );
+        }
+      }
       // A new NATS stream gets all of history; the in-process bus, new at every start, only what the projections lack.
       const startWithoutCheckpoint =
         config.natsUrl === undefined ? Effect.map(Effect.all([usage.position, keys.position]), (positions) => Math.min(...positions)) : Effect.succeed(0);
@@ -93,26 +140,59 @@ const eventFlowLayer = (config: Config) =>
       yield* Effect.forkScoped(runProjection(usage));
       // Revocations must reach every instance within a second, even while the bus is down.
       yield* Effect.forkScoped(runProjection(keys, { storePollInterval: "500 millis" }));
+      if (config.ledgerSealIntervalSeconds > 0) yield* Effect.forkScoped(sealPeriodically(config.ledgerSealIntervalSeconds));
     }),
   );
 
+/** Results on this machine's disk (DATA_DIR/results), or in PostgreSQL where every instance finds them. */
+export const resultStoreLayer = (config: Config) =>
+  config.resultStore.kind === "filesystem"
+    ? filesystemResultStoreLayer({ directory: config.resultStore.directory })
+    : postgresResultStoreLayer({ connectionString: config.resultStore.url, schema: config.resultStore.schema });
+
+/** The ledger seal on a schedule; a failed seal is logged and tried again at the next tick, never fatal. */
+const sealPeriodically = (intervalSeconds: number) => {
+  const sealer = makeLedgerSealer();
+  return sealer.seal({ kind: "service", task: "periodic ledger seal" }).pipe(
+    Effect.catchCause((cause) => Effect.logWarning("ledger seal failed; trying again at the next interval", cause)),
+    Effect.delay(`${intervalSeconds} seconds`),
+    Effect.forever,
+  );
+};
+
 /** The HTTPS service: the core plus the read models, rate limiter, engines and result store. */
-export const serverLayer = (config: Config, secrets: ServerSecrets) => {
+export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) => {
   const images = boundedImageEngineLayer({
     concurrency: config.engineConcurrency,
-    maxQueue: config.engineQueueLength,
+    ...(config.engineQueueLength === undefined ? {} : { maxQueue: config.engineQueueLength }),
     deadlineMs: config.engineDeadlineMs,
   }).pipe(Layer.provide(sharpImageEngineLayer({ maxPixels: config.maxImagePixels })), Layer.provide(SelfiePersonSegmenterLive()));
   return Layer.mergeAll(
     keyDirectoryLayer,
     eventFlowLayer(config),
-    images,
+    decorated(ImageEngine, decorators.imageEngine)(images),
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
-    filesystemResultStoreLayer({ directory: path.join(config.dataDir, "results") }),
-    OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs }),
-    ocrEngineLayer({ engine: config.ocrEngine, workers: config.ocrWorkers, deadlineMs: config.engineDeadlineMs }),
+    documentReaderLayer({ maxPages: config.maxDocumentPages, maxPixels: config.maxImagePixels, deadlineMs: config.engineDeadlineMs }).pipe(
+      Layer.provide(sharpImageInspectorLayer({ maxPixels: config.maxImagePixels })),
+    ),
+    decorated(ResultStore, decorators.resultStore)(resultStoreLayer(config)),
+    decorated(TryOnEngine, decorators.tryOnEngine)(OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs })),
+    decorated(
+      OcrEngine,
+      decorators.ocrEngine,
+    )(
+      ocrEngineLayer({
+        engine: config.ocrEngine,
+        workers: config.ocrWorkers,
+        deadlineMs: config.engineDeadlineMs,
+        warmLanguages: config.ocrWarmLanguages,
+        idleBudgetBytes: config.ocrIdleMemoryBytes,
+      }),
+    ),
+    argon2PasswordHasher,
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config))),
-    Layer.provideMerge(coreLayer(config, secrets)),
+    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config, decorators))),
+    Layer.provideMerge(storeIdentityLayer),
+    Layer.provideMerge(coreLayer(config, secrets, decorators)),
   );
 };

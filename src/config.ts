@@ -1,7 +1,14 @@
-import { Result, Schema, SchemaIssue } from "effect";
+import os from "node:os";
 import path from "node:path";
-import { defaultServiceSettings } from "./application/settings.ts";
+import { Result, Schema, SchemaIssue } from "effect";
 import { defaultPostgresSchema } from "./adapters/event-store/postgres-event-store.ts";
+import { defaultAdmissionBudgetBytes } from "./adapters/http/admission-budget.ts";
+import { parseTrustProxy, type TrustProxy } from "./adapters/http/forwarded-client.ts";
+import type { BodyLimits } from "./adapters/http/middleware/json-body.ts";
+import { type NatsAuth, splitNatsUrl } from "./adapters/nats/nats-credentials.ts";
+import { secretWeakness } from "./adapters/security/secret-strength.ts";
+import { defaultServiceSettings } from "./application/settings.ts";
+import { type OcrLanguage, ocrLanguageCatalogue } from "./ports/ocr-languages.ts";
 
 /**
  * Configuration comes from the environment, decoded once with a Schema so a bad value stops
@@ -9,7 +16,6 @@ import { defaultPostgresSchema } from "./adapters/event-store/postgres-event-sto
  */
 const Port = Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 }));
 const PositiveInt = Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThan(0));
-const Bool = Schema.Literals(["true", "false", "1", "0"]);
 
 const Env = Schema.Struct({
   HOST: Schema.optionalKey(Schema.String),
@@ -20,17 +26,22 @@ const Env = Schema.Struct({
   TLS_KEY: Schema.optionalKey(Schema.String),
   PUBLIC_BASE_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^https:\/\/[^\s/]+(\/[^\s]*)?$/))),
   LOG_LEVEL: Schema.optionalKey(Schema.Literals(["debug", "info", "warn", "error", "silent"])),
-  TRUST_PROXY: Schema.optionalKey(Bool),
+  TRUST_PROXY: Schema.optionalKey(Schema.String),
   SERVER_SECRET: Schema.optionalKey(Schema.String.check(Schema.isMinLength(32))),
   MAX_BODY_BYTES: Schema.optionalKey(PositiveInt),
+  MAX_CONNECTIONS: Schema.optionalKey(PositiveInt),
+  TLS_HANDSHAKE_TIMEOUT_MS: Schema.optionalKey(PositiveInt),
   MAX_IMAGE_BYTES: Schema.optionalKey(PositiveInt),
   MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
+  MAX_DOCUMENT_PAGES: Schema.optionalKey(PositiveInt),
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
   QUOTA_RESERVATION_TTL_SECONDS: Schema.optionalKey(PositiveInt),
   SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
   OCR_ENGINE: Schema.optionalKey(Schema.Literals(["tesseract", "paddle"])),
   OCR_WORKERS: Schema.optionalKey(PositiveInt),
+  OCR_WARM_LANGUAGES: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^([a-z_]{3,8}(,[a-z_]{3,8}){0,15})?$/))),
+  OCR_IDLE_MEMORY_MB: Schema.optionalKey(PositiveInt),
   EVENT_STORE: Schema.optionalKey(Schema.Literals(["sqlite", "postgres", "kurrentdb"])),
   DATABASE_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^postgres(ql)?:\/\/\S+$/))),
   KURRENTDB_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\/\S+$/))),
@@ -39,9 +50,18 @@ const Env = Schema.Struct({
   ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
   ENGINE_QUEUE_LENGTH: Schema.optionalKey(PositiveInt),
   ENGINE_DEADLINE_MS: Schema.optionalKey(PositiveInt),
+  ENGINE_MEMORY_BUDGET_BYTES: Schema.optionalKey(PositiveInt),
+  RESULT_STORE: Schema.optionalKey(Schema.Literals(["filesystem", "postgres"])),
   NATS_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^(nats|tls):\/\/[^\s]+$/))),
   NATS_NAMESPACE: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/))),
+  NATS_TOKEN: Schema.optionalKey(Schema.String),
+  NATS_NKEY_SEED_FILE: Schema.optionalKey(Schema.String),
   OPERATOR_TOKEN: Schema.optionalKey(Schema.String.check(Schema.isMinLength(32))),
+  METRICS_PORT: Schema.optionalKey(Port),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^https?:\/\/\S+$/))),
+  OTEL_TRACES_SAMPLER_ARG: Schema.optionalKey(Schema.NumberFromString.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
+  OTEL_SERVICE_NAME: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[\w.-]{1,64}$/))),
+  LEDGER_SEAL_INTERVAL_SECONDS: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
 });
 
 /**
@@ -52,6 +72,9 @@ export type EventStoreSelection =
   | { readonly kind: "sqlite"; readonly path: string }
   | { readonly kind: "postgres"; readonly url: string; readonly schema: string }
   | { readonly kind: "kurrentdb"; readonly url: string };
+
+export type ResultStoreSelection =
+  { readonly kind: "filesystem"; readonly directory: string } | { readonly kind: "postgres"; readonly url: string; readonly schema: string };
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -65,12 +88,23 @@ export interface Config {
   /** Base of result URLs and redirects (PUBLIC_BASE_URL); unset: https://HOST:<listening port>. */
   readonly publicBaseUrl: string | undefined;
   readonly logLevel: LogLevel;
-  /** Believe X-Forwarded-Proto/For: only behind a TLS-terminating proxy. */
-  readonly trustProxy: boolean;
+  /** Which X-Forwarded-For/Proto entries to believe: only behind TLS-terminating proxies (see forwarded-client.ts). */
+  readonly trustProxy: TrustProxy;
   readonly serverSecret: string | undefined;
-  readonly maxBodyBytes: number;
+  /** Body limits per route: two images (try-on) or one (generate, OCR). */
+  readonly maxBodyBytes: BodyLimits;
+  /** Open HTTPS connections at most; more are closed as they arrive. */
+  readonly maxConnections: number;
+  /**
+   * A TLS handshake not finished within this is dropped (Node's default is 120 s). As long as the
+   * headers' 20 s: under a flood of a thousand connections at once, honest handshakes wait their
+   * turn for over 10 s on two cores, and were cut at the earlier 10 s default.
+   */
+  readonly tlsHandshakeTimeoutMs: number;
   readonly maxImageBytes: number;
   readonly maxImagePixels: number;
+  /** Pages of a PDF or multi-page TIFF sent to /ocr, at most (413 beyond). */
+  readonly maxDocumentPages: number;
   readonly maxKeysPerAccount: number;
   readonly resultTtlSeconds: number;
   /** How long a quota reservation holds its unit when its instance dies before committing or releasing it. */
@@ -81,17 +115,40 @@ export interface Config {
   /** The text-recognition adapter: tesseract.js (every language) or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
   readonly ocrEngine: "tesseract" | "paddle";
   readonly ocrWorkers: number;
+  /** Languages whose tesseract worker starts with the service; the others load on first use. */
+  readonly ocrWarmLanguages: ReadonlyArray<OcrLanguage>;
+  /** Memory the idle OCR workers may hold (least recently used stopped beyond it). */
+  readonly ocrIdleMemoryBytes: number;
   readonly eventStore: EventStoreSelection;
   readonly rateOverride: { readonly burst: number; readonly perMinute: number } | undefined;
   readonly engineConcurrency: number;
-  readonly engineQueueLength: number;
+  /** Jobs that may wait for an engine, counted; undefined: only the memory budget and the deadline bound the line. */
+  readonly engineQueueLength: number | undefined;
   readonly engineDeadlineMs: number;
-  /** NATS with JetStream (NATS_URL): the event bus and the shared rate limiter; unset: in-process bus, in-memory limiter. */
+  /** Bytes the requests waiting on an engine may hold (bodies as read, parsed and decoded); more get 503 before being read. */
+  readonly engineMemoryBudgetBytes: number;
+  /** Where results wait for their URL: DATA_DIR/results (one machine) or the PostgreSQL event store's database (every instance). */
+  readonly resultStore: ResultStoreSelection;
+  /**
+   * NATS with JetStream (NATS_URL): the event bus and the shared rate limiter; unset: in-process
+   * bus, in-memory limiter. The servers only, without the credentials NATS_URL may carry: safe to log.
+   */
   readonly natsUrl: string | undefined;
+  /** How to authenticate to NATS: from NATS_URL, NATS_TOKEN or NATS_NKEY_SEED_FILE (one of them). */
+  readonly natsAuth: NatsAuth;
   /** Prefix of every stream, subject, consumer and bucket this deployment makes on NATS. */
   readonly natsNamespace: string;
   /** The bearer credential of the operator-only audit API; unset: that API refuses everyone. */
   readonly operatorToken: string | undefined;
+  /** Plain-HTTP port of GET /metrics (Prometheus), bound to HOST; unset: no metrics are kept or served. */
+  readonly metricsPort: number | undefined;
+  /** OTLP/HTTP endpoint that traces are exported to (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
+  readonly otlpEndpoint: string | undefined;
+  readonly otelServiceName: string;
+  /** Share of new traces recorded (OTEL_TRACES_SAMPLER_ARG, 0-1); a caller's sampled `traceparent` is always followed. */
+  readonly traceSampleRatio: number;
+  /** How often the server seals the event store's stream heads (ledger seal); 0: only `itsctl ledger seal`. */
+  readonly ledgerSealIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -103,7 +160,8 @@ export class ConfigError extends Error {}
  */
 export const postgresLocation = (url: string): { readonly url: string; readonly schema: string } => {
   const parsed = URL.parse(url);
-  if (parsed === null || !/^postgres(ql)?:$/.test(parsed.protocol)) throw new ConfigError("not a PostgreSQL URL: expected postgres://user:password@host:5432/database");
+  if (parsed === null || !/^postgres(ql)?:$/.test(parsed.protocol))
+    throw new ConfigError("not a PostgreSQL URL: expected postgres://user:password@host:5432/database");
   const schema = parsed.searchParams.get("schema") ?? defaultPostgresSchema;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new ConfigError(`schema "${schema}" in the PostgreSQL URL: use lower-case letters, digits and _ (at most 63), not starting with a digit`);
@@ -113,6 +171,35 @@ export const postgresLocation = (url: string): { readonly url: string; readonly 
 };
 
 const MiB = 1024 * 1024;
+
+/** Images in base64 at the image limit, plus room for the JSON around them; MAX_BODY_BYTES caps them all. */
+const bodyLimits = (maxImageBytes: number, cap: number | undefined): BodyLimits => {
+  const image = Math.ceil((maxImageBytes * 4) / 3);
+  const capped = (bytes: number) => Math.min(bytes, cap ?? Number.POSITIVE_INFINITY);
+  return { twoImages: capped(image * 2 + MiB), oneImage: capped(image + MiB) };
+};
+
+const trustProxyFrom = (value: string | undefined): TrustProxy => {
+  try {
+    return parseTrustProxy(value);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+};
+
+/** OCR_WARM_LANGUAGES: comma-separated codes of the OCR catalogue ("eng,deu"), or none. */
+const warmLanguagesFrom = (value: string): ReadonlyArray<OcrLanguage> => {
+  const codes = value === "" ? [] : value.split(",");
+  const unknown = codes.filter((code) => !Object.hasOwn(ocrLanguageCatalogue, code));
+  if (unknown.length > 0) throw new ConfigError(`OCR_WARM_LANGUAGES: unknown language ${unknown.join(", ")} (GET /api/ocr/languages lists them)`);
+  return codes as ReadonlyArray<OcrLanguage>;
+};
+
+const withoutTrailingSlashes = (url: string) => {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === "/") end--;
+  return url.slice(0, end);
+};
 
 const selectEventStore = (
   kind: EventStoreSelection["kind"],
@@ -134,7 +221,38 @@ const selectEventStore = (
   }
 };
 
-export const loadConfig = (env: Readonly<Record<string, string | undefined>>, cores: number): Config => {
+/** NATS_URL and at most one way of authenticating: in the URL, a token, or an nkey seed file. */
+const natsFrom = (e: {
+  readonly NATS_URL?: string;
+  readonly NATS_TOKEN?: string;
+  readonly NATS_NKEY_SEED_FILE?: string;
+}): { readonly natsUrl: string | undefined; readonly natsAuth: NatsAuth } => {
+  const given: Array<readonly [string, NatsAuth]> = [];
+  if (e.NATS_TOKEN !== undefined) given.push(["NATS_TOKEN", { kind: "token", token: e.NATS_TOKEN }]);
+  if (e.NATS_NKEY_SEED_FILE !== undefined) given.push(["NATS_NKEY_SEED_FILE", { kind: "nkey", seedFile: path.resolve(e.NATS_NKEY_SEED_FILE) }]);
+  if (e.NATS_URL === undefined) {
+    if (given.length > 0) throw new ConfigError(`${given.map(([name]) => name).join(", ")} set without NATS_URL`);
+    return { natsUrl: undefined, natsAuth: { kind: "none" } };
+  }
+  let split: ReturnType<typeof splitNatsUrl>;
+  try {
+    split = splitNatsUrl(e.NATS_URL);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  if (split.auth.kind !== "none") given.unshift(["credentials in NATS_URL", split.auth]);
+  if (given.length > 1) throw new ConfigError(`NATS: give one way of authenticating, not ${given.map(([name]) => name).join(" and ")}`);
+  return { natsUrl: split.servers, natsAuth: given[0]?.[1] ?? { kind: "none" } };
+};
+
+const selectResultStore = (kind: "filesystem" | "postgres", eventStore: EventStoreSelection, dataDir: string): ResultStoreSelection => {
+  if (kind === "filesystem") return { kind, directory: path.join(dataDir, "results") };
+  if (eventStore.kind !== "postgres") throw new ConfigError("RESULT_STORE=postgres keeps results in the event store's database: it needs EVENT_STORE=postgres");
+  return { kind, url: eventStore.url, schema: eventStore.schema };
+};
+
+/** `memoryBytes`: what this process may use (its cgroup limit or the machine's memory); sizes the admission budget. */
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>, cores: number, memoryBytes: number = os.totalmem()): Config => {
   const known = Object.fromEntries(Object.keys(Env.fields).flatMap((name) => (env[name] === undefined || env[name] === "" ? [] : [[name, env[name]]])));
   const decoded = Schema.decodeUnknownResult(Env)(known, { errors: "all" });
   if (Result.isFailure(decoded)) {
@@ -146,9 +264,12 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
   if ((e.RATE_LIMIT_BURST === undefined) !== (e.RATE_LIMIT_PER_MINUTE === undefined)) {
     throw new ConfigError("Set both RATE_LIMIT_BURST and RATE_LIMIT_PER_MINUTE, or neither.");
   }
+  const weakness = e.SERVER_SECRET === undefined ? undefined : secretWeakness(e.SERVER_SECRET);
+  if (weakness !== undefined) throw new ConfigError(`SERVER_SECRET is too weak: ${weakness}.`);
   const host = e.HOST ?? "127.0.0.1";
   const dataDir = path.resolve(e.DATA_DIR ?? "./data");
   const maxImageBytes = e.MAX_IMAGE_BYTES ?? 10 * MiB;
+  const eventStore = selectEventStore(e.EVENT_STORE ?? "sqlite", e.DATABASE_URL, e.KURRENTDB_URL, dataDir);
   return {
     host,
     port: e.PORT ?? 8443,
@@ -156,30 +277,40 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     dataDir,
     tlsCert: e.TLS_CERT,
     tlsKey: e.TLS_KEY,
-    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    publicBaseUrl: e.PUBLIC_BASE_URL === undefined ? undefined : withoutTrailingSlashes(e.PUBLIC_BASE_URL),
     logLevel: e.LOG_LEVEL ?? "info",
-    trustProxy: e.TRUST_PROXY === "true" || e.TRUST_PROXY === "1",
+    trustProxy: trustProxyFrom(e.TRUST_PROXY),
     serverSecret: e.SERVER_SECRET,
     // Two base64 images (try-on) at the image limit, plus JSON around them.
-    maxBodyBytes: e.MAX_BODY_BYTES ?? Math.ceil((maxImageBytes * 4) / 3) * 2 + MiB,
+    maxBodyBytes: bodyLimits(maxImageBytes, e.MAX_BODY_BYTES),
+    maxConnections: e.MAX_CONNECTIONS ?? 2048,
+    tlsHandshakeTimeoutMs: e.TLS_HANDSHAKE_TIMEOUT_MS ?? 20_000,
     maxImageBytes,
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
+    maxDocumentPages: e.MAX_DOCUMENT_PAGES ?? 20,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
     quotaReservationTtlSeconds: e.QUOTA_RESERVATION_TTL_SECONDS ?? defaultServiceSettings.reservationTtlMs / 1000,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
     ocrEngine: e.OCR_ENGINE ?? "tesseract",
     ocrWorkers: e.OCR_WORKERS ?? Math.max(1, cores),
-    eventStore: selectEventStore(e.EVENT_STORE ?? "sqlite", e.DATABASE_URL, e.KURRENTDB_URL, dataDir),
+    ocrWarmLanguages: warmLanguagesFrom(e.OCR_WARM_LANGUAGES ?? ""),
+    ocrIdleMemoryBytes: (e.OCR_IDLE_MEMORY_MB ?? 256) * 2 ** 20,
+    eventStore,
+    resultStore: selectResultStore(e.RESULT_STORE ?? "filesystem", eventStore, dataDir),
     rateOverride:
-      e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined
-        ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE }
-        : undefined,
+      e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE } : undefined,
     engineConcurrency: e.ENGINE_CONCURRENCY ?? Math.max(1, cores),
-    engineQueueLength: e.ENGINE_QUEUE_LENGTH ?? Math.max(1, cores) * 8,
+    engineQueueLength: e.ENGINE_QUEUE_LENGTH,
     engineDeadlineMs: e.ENGINE_DEADLINE_MS ?? 30_000,
-    natsUrl: e.NATS_URL,
+    engineMemoryBudgetBytes: e.ENGINE_MEMORY_BUDGET_BYTES ?? defaultAdmissionBudgetBytes(memoryBytes),
+    ...natsFrom(e),
     natsNamespace: e.NATS_NAMESPACE ?? "its",
     operatorToken: e.OPERATOR_TOKEN,
+    metricsPort: e.METRICS_PORT,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otelServiceName: e.OTEL_SERVICE_NAME ?? "image-transformation-api",
+    traceSampleRatio: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    ledgerSealIntervalSeconds: e.LEDGER_SEAL_INTERVAL_SECONDS ?? 3600,
   };
 };

@@ -1,11 +1,31 @@
 import { availableParallelism } from "node:os";
-import { Effect, Exit, Fiber, Semaphore } from "effect";
+import { Effect, Exit, Fiber } from "effect";
+import { EngineTenant } from "../ports/engine-tenant.ts";
 import { EngineBusy, EngineTimeout } from "../ports/errors.ts";
 
+/**
+ * EngineCapacity: the one admission mechanism every CPU-bound engine sits behind (image render,
+ * OCR, try-on). To put an engine behind it:
+ *
+ *   const capacity = makeEngineCapacity({ concurrency, deadlineMs });
+ *   const recognize = (image) => capacity.run(engine.recognize(image));
+ *
+ * `run(job)` waits for a slot and runs the job in it. It fails with
+ * - `EngineBusy` (with `retryAfterSeconds`) at once, without waiting, when the job could not finish
+ *   within the deadline at the pace jobs have been running, or when `maxQueue` jobs already wait;
+ * - `EngineTimeout` when the deadline passes (waiting included).
+ * Whose job it is comes from `EngineTenant` (the account, provided by the use case): while other
+ * accounts wait, one account holds at most its share of the slots (slots / accounts running or
+ * waiting); a slot nobody else wants is never left idle.
+ * `load()` says how many jobs run and wait now.
+ *
+ * Memory is not counted here: the bodies waiting for an engine are bounded by the HTTP admission
+ * budget (middleware/engine-admission.ts), before they are read.
+ */
 export interface EngineCapacityOptions {
   /** Jobs that run at once; default the number of cores (each job keeps a core busy). */
   readonly concurrency?: number;
-  /** Jobs that may wait for a slot; one more is refused with EngineBusy. Default 32. */
+  /** Jobs that may wait for a slot; one more is refused with EngineBusy. Default: no count, only the deadline. */
   readonly maxQueue?: number;
   /** Time from admission (waiting included) to result; past it the caller gets EngineTimeout. Default 30 s. */
   readonly deadlineMs?: number;
@@ -18,50 +38,115 @@ export interface EngineCapacity {
 }
 
 /**
- * A bounded work queue in front of a CPU-bound engine: a fixed number of slots, a bounded
- * waiting line, and a deadline per job. A job that has started keeps its slot until it really
- * ends, even after its caller gave up (deadline or disconnect): native image work cannot be
- * cancelled midway, and freeing the slot early would let more work onto busy cores. A job still
- * waiting when its caller gives up is dropped without running.
+ * How much one finished job moves the pace. Slow on purpose: while a burst is being read and
+ * parsed, the request thread competes with the engines and the first jobs run up to twice as
+ * long as later ones; a fast average took that for the pace and refused requests that then
+ * finished with time to spare (bench:burst). A lasting slowdown still moves it within ~30 jobs,
+ * and the deadline (EngineTimeout) bounds any optimism.
+ */
+const PACE_WEIGHT = 0.05;
+
+interface Waiter {
+  readonly tenant: string;
+  /** Hands the slot over; set when the waiter registers. */
+  start: () => void;
+}
+
+/**
+ * A job that has started keeps its slot until it really ends, even after its caller gave up
+ * (deadline or disconnect): native work cannot be cancelled midway, and freeing the slot early
+ * would let more work onto busy cores. A job still waiting when its caller gives up is dropped
+ * without running.
  */
 export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineCapacity => {
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
-  const maxQueue = Math.max(0, options.maxQueue ?? 32);
+  const maxQueue = Math.max(0, options.maxQueue ?? Number.POSITIVE_INFINITY);
   const deadlineMs = options.deadlineMs ?? 30_000;
-  const slots = Semaphore.makeUnsafe(concurrency);
+  const waiting: Array<Waiter> = [];
+  const runningBy = new Map<string, number>();
   let running = 0;
-  let admitted = 0;
-  /** Moving average of job run times, for a Retry-After that says when the line will have moved. */
+  /** Jobs admitted and not started: waiting in line, or about to join it. */
+  let pending = 0;
+  /** Moving average of job run times: the pace that the deadline check and Retry-After rely on. */
   let meanJobMs = 0;
 
-  const retryAfterSeconds = () => Math.max(1, Math.ceil(((admitted / concurrency) * meanJobMs) / 1000));
+  const holds = (tenant: string) => runningBy.get(tenant) ?? 0;
+  const adjust = (tenant: string, delta: number) => {
+    const next = holds(tenant) + delta;
+    if (next === 0) runningBy.delete(tenant);
+    else runningBy.set(tenant, next);
+  };
+
+  /** Fills free slots: the oldest waiter whose account is under its share, else (nobody else waits) the oldest. */
+  const dispatch = () => {
+    while (running < concurrency && waiting.length > 0) {
+      const tenants = new Set([...runningBy.keys(), ...waiting.map((w) => w.tenant)]);
+      const share = Math.max(1, Math.floor(concurrency / tenants.size));
+      const fair = waiting.findIndex((w) => holds(w.tenant) < share);
+      const [next] = waiting.splice(fair < 0 ? 0 : fair, 1);
+      running += 1;
+      pending -= 1;
+      adjust(next!.tenant, 1);
+      next!.start();
+    }
+  };
+
+  const release = (tenant: string, startedAt: number) => {
+    running -= 1;
+    adjust(tenant, -1);
+    const took = performance.now() - startedAt;
+    meanJobMs = meanJobMs === 0 ? took : (1 - PACE_WEIGHT) * meanJobMs + PACE_WEIGHT * took;
+    dispatch();
+  };
+
+  /**
+   * How long a job admitted now would take to finish, from the line ahead of it and the pace so far;
+   * 0 when it would start at once (then it runs whatever its size: jobs differ, the mean is no verdict).
+   */
+  const expectedFinishMs = () => {
+    const ahead = Math.max(0, running + pending + 1 - concurrency);
+    return ahead === 0 ? 0 : (Math.ceil(ahead / concurrency) + 1) * meanJobMs;
+  };
+  const retryAfterSeconds = () => Math.max(1, Math.ceil((((running + pending) / concurrency) * meanJobMs) / 1000));
 
   const run = <A, E, R>(job: Effect.Effect<A, E, R>): Effect.Effect<A, E | EngineBusy | EngineTimeout, R> =>
-    Effect.suspend((): Effect.Effect<A, E | EngineBusy | EngineTimeout, R> => {
-      if (admitted >= concurrency + maxQueue) return Effect.fail(new EngineBusy({ retryAfterSeconds: retryAfterSeconds() }));
-      admitted += 1;
+    Effect.gen(function* () {
+      const tenant = yield* EngineTenant;
+      if (running + pending >= concurrency + maxQueue) return yield* new EngineBusy({ retryAfterSeconds: retryAfterSeconds() });
+      const finish = expectedFinishMs();
+      if (finish > deadlineMs) {
+        return yield* new EngineBusy({ retryAfterSeconds: Math.max(1, Math.ceil((finish - deadlineMs) / 1000)) });
+      }
+      pending += 1;
       let started = false;
-      const inSlot = Effect.suspend(() => {
-        started = true;
-        running += 1;
+      const slot = Effect.callback<void>((resume) => {
+        const waiter: Waiter = {
+          tenant,
+          start: () => {
+            started = true;
+            resume(Effect.void);
+          },
+        };
+        waiting.push(waiter);
+        dispatch();
+        return Effect.sync(() => {
+          const index = waiting.indexOf(waiter);
+          if (index >= 0) waiting.splice(index, 1);
+        });
+      });
+      const work = Effect.flatMap(slot, () => {
         const startedAt = performance.now();
         return Effect.ensuring(
           job,
-          Effect.sync(() => {
-            running -= 1;
-            const took = performance.now() - startedAt;
-            meanJobMs = meanJobMs === 0 ? took : 0.8 * meanJobMs + 0.2 * took;
-          }),
+          Effect.sync(() => release(tenant, startedAt)),
         );
-      });
-      const work = Semaphore.withPermit(slots)(inSlot).pipe(Effect.ensuring(Effect.sync(() => (admitted -= 1))));
-      return Effect.flatMap(Effect.forkDetach(work), (fiber) =>
-        Fiber.join(fiber).pipe(
-          Effect.timeoutOrElse({ duration: deadlineMs, orElse: () => Effect.fail(new EngineTimeout({ deadlineMs })) }),
-          Effect.onExit((exit) => (Exit.isFailure(exit) && !started ? Fiber.interrupt(fiber) : Effect.void)),
-        ),
+      }).pipe(Effect.onExit(() => Effect.sync(() => (started ? undefined : (pending -= 1)))));
+      const fiber = yield* Effect.forkDetach(work);
+      return yield* Fiber.join(fiber).pipe(
+        Effect.timeoutOrElse({ duration: deadlineMs, orElse: () => Effect.fail(new EngineTimeout({ deadlineMs })) }),
+        Effect.onExit((exit) => (Exit.isFailure(exit) && !started ? Fiber.interrupt(fiber) : Effect.void)),
       );
     });
 
-  return { run, load: () => ({ running, queued: admitted - running }) };
+  return { run, load: () => ({ running, queued: pending }) };
 };

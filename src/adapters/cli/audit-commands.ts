@@ -1,11 +1,17 @@
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
 import type { Command } from "commander";
-import { Effect } from "effect";
+import { Effect, Schema } from "effect";
+import type { Actor } from "../../application/actor.ts";
 import { auditAccount, parseAuditRange } from "../../application/audit.ts";
+import { exportLatestSeal, makeLedgerSealer } from "../../application/ledger/seal-ledger.ts";
+import { type ExportedSeal, verifyLedger } from "../../application/ledger/verify-ledger.ts";
 import { rebuildProjection } from "../../application/projection-runner.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
+import type { LedgerCrypto } from "../../ports/ledger-crypto.ts";
 import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
-import { auditReportText, differencesSummary } from "./audit-report-text.ts";
+import { auditReportText, differencesSummary, ledgerVerificationText } from "./audit-report-text.ts";
 
 /** How itsctl runs a use case with the core services and the projections; it throws with the failure's message. */
 export type Execute<R> = <A, E>(useCase: Effect.Effect<A, E, R>) => Promise<A>;
@@ -14,19 +20,98 @@ class AuditFailed extends Error {}
 
 const PROJECTIONS = ["usage", "keys"] as const;
 
-/** `itsctl audit` and `itsctl projections rebuild`. */
-export const registerAuditCommands = (program: Command, execute: Execute<EventStore | Clock | UsageProjection | KeyProjection>) => {
+const ExportedSealSchema = Schema.Struct({
+  format: Schema.Literal("its-ledger-seal/v1"),
+  sealRevision: Schema.Number,
+  sealedAt: Schema.String,
+  streams: Schema.Number,
+  root: Schema.String,
+  publicKey: Schema.String,
+  signature: Schema.String,
+  heads: Schema.Array(Schema.Struct({ stream: Schema.String, revision: Schema.Number, mac: Schema.String })),
+});
+
+const readSealFile = (file: string): ExportedSeal => {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new AuditFailed(`cannot read the seal ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return Schema.decodeUnknownSync(ExportedSealSchema)(JSON.parse(text));
+  } catch (error) {
+    throw new AuditFailed(`${file} is not an exported ledger seal: ${(error as Error).message}`);
+  }
+};
+
+/** `itsctl audit`, `itsctl ledger` and `itsctl projections rebuild`. */
+export const registerAuditCommands = (
+  program: Command,
+  execute: Execute<EventStore | Clock | LedgerCrypto | UsageProjection | KeyProjection>,
+  operator: () => Actor,
+) => {
   program
     .command("audit")
-    .description("replay an account's quota ledger and key lifecycle from the event store, print the history, and check the projections against it (exit 1 on any difference)")
-    .requiredOption("--account <id>", "account id")
+    .description(
+      "verify every event's hash chain and the latest seal, then replay an account's quota ledger and key lifecycle from the event store, print the history, and check the projections against it (exit 1 on any damage or difference)",
+    )
+    .option("--account <id>", "account id (required unless --verify-only)")
     .option("--from <date>", "first day (YYYY-MM-DD, YYYY-MM or an ISO date-time)")
     .option("--to <date>", "last day, included (YYYY-MM-DD, YYYY-MM or an ISO date-time)")
+    .option("--verify-only", "only verify the chains and the seal of the whole store, and report the speed")
+    .option("--seal <file>", "hold the store to this exported seal (itsctl ledger export) instead of the latest seal in the store")
     .option("--json", "print the report as JSON")
-    .action(async (options: { account: string; from?: string; to?: string; json?: boolean }) => {
-      const report = await execute(parseAuditRange(options.from, options.to).pipe(Effect.flatMap((range) => auditAccount(options.account, range))));
-      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${auditReportText(report)}\n`);
+    .action(async (options: { account?: string; from?: string; to?: string; verifyOnly?: boolean; seal?: string; json?: boolean }) => {
+      if (options.account === undefined && options.verifyOnly !== true) throw new AuditFailed("--account is required (or --verify-only)");
+      const seal = options.seal === undefined ? undefined : readSealFile(options.seal);
+      const started = performance.now();
+      const ledger = await execute(verifyLedger(seal === undefined ? {} : { seal }));
+      const seconds = (performance.now() - started) / 1000;
+      const speed = { seconds: Number(seconds.toFixed(3)), eventsPerSecond: Math.round(ledger.events / Math.max(seconds, 1e-6)) };
+      const damaged = () =>
+        new AuditFailed(
+          `the event store is damaged: ${ledger.damage
+            .slice(0, 5)
+            .map((d) => `stream ${d.streamName} revision ${d.revision}: ${d.kind}`)
+            .join("; ")}${ledger.damage.length > 5 ? `; and ${ledger.damage.length - 5} more` : ""}`,
+        );
+      if (options.verifyOnly === true || !ledger.ok) {
+        process.stdout.write(options.json ? `${JSON.stringify({ ledger, speed }, null, 2)}\n` : `${ledgerVerificationText(ledger, speed)}\n`);
+        if (!ledger.ok) throw damaged();
+        return;
+      }
+      const report = await execute(parseAuditRange(options.from, options.to).pipe(Effect.flatMap((range) => auditAccount(options.account!, range))));
+      process.stdout.write(
+        options.json ? `${JSON.stringify({ ...report, ledger }, null, 2)}\n` : `${ledgerVerificationText(ledger, speed)}\n\n${auditReportText(report)}\n`,
+      );
       if (!report.ok) throw new AuditFailed(`audit found ${report.verification.differences.length} difference(s): ${differencesSummary(report)}`);
+    });
+
+  const ledger = program.command("ledger").description("seal the event store and export seals for auditors");
+  ledger
+    .command("seal")
+    .description("append a signed seal of every stream's head (a Merkle root) to the store; the server also seals every LEDGER_SEAL_INTERVAL_SECONDS")
+    .option("--json", "print the seal as JSON (as `ledger export` does)")
+    .action(async (options: { json?: boolean }) => {
+      const outcome = await execute(makeLedgerSealer().seal(operator()));
+      const seal = outcome.seal!;
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(seal, null, 2)}\n`
+          : `${outcome.sealed ? "Sealed" : "Nothing appended since the latest seal, which stands:"} ${seal.streams} stream heads under root ${seal.root} (seal revision ${seal.sealRevision}, ${seal.sealedAt})\n`,
+      );
+    });
+  ledger
+    .command("export")
+    .description("print the latest seal with every head under it and the public key that checks its signature: keep it apart from the store")
+    .option("--out <file>", "write it to this file instead of stdout")
+    .action(async (options: { out?: string }) => {
+      const seal = await execute(exportLatestSeal);
+      if (seal === undefined) throw new AuditFailed("the store holds no seal yet: run `itsctl ledger seal`");
+      const text = `${JSON.stringify(seal, null, 2)}\n`;
+      if (options.out === undefined) process.stdout.write(text);
+      else fs.writeFileSync(options.out, text, { flag: "wx" });
     });
 
   program
@@ -43,7 +128,9 @@ export const registerAuditCommands = (program: Command, execute: Execute<EventSt
       const rebuilt = await execute(
         Effect.gen(function* () {
           const chosen = [yield* UsageProjection, yield* KeyProjection].filter((p) => options.name === undefined || p.name === options.name);
-          return yield* Effect.forEach(chosen, (projection) => rebuildProjection(projection).pipe(Effect.map((position) => ({ name: projection.name, position }))));
+          return yield* Effect.forEach(chosen, (projection) =>
+            rebuildProjection(projection).pipe(Effect.map((position) => ({ name: projection.name, position }))),
+          );
         }),
       );
       process.stdout.write(

@@ -1,4 +1,6 @@
+import { describeActor } from "../../application/actor.ts";
 import type { AuditReport } from "../../application/audit.ts";
+import type { LedgerVerification } from "../../application/ledger/verify-ledger.ts";
 
 /** The audit report as an operator reads it in a terminal: the history, the totals, then the checks. */
 const pad = (text: string, width: number) => text.padEnd(width);
@@ -14,7 +16,13 @@ export const auditReportText = (report: AuditReport): string => {
   lines.push("");
   lines.push(`History (${report.history.length} events, store order)`);
   for (const entry of report.history) {
-    const who = [entry.keyId === null ? "" : `key=${entry.keyId}`, entry.requestId === null ? "" : `request=${entry.requestId}`].filter(Boolean).join(" ");
+    const who = [
+      entry.keyId === null ? "" : `key=${entry.keyId}`,
+      entry.requestId === null ? "" : `request=${entry.requestId}`,
+      `by ${describeActor(entry.actor ?? undefined)}`,
+    ]
+      .filter(Boolean)
+      .join(" ");
     lines.push(`  #${pad(String(entry.position), 7)} ${entry.at}  ${pad(entry.type, 24)} ${pad(entry.what, 44)} ${who}`.trimEnd());
   }
   lines.push("");
@@ -23,7 +31,9 @@ export const auditReportText = (report: AuditReport): string => {
   lines.push("");
   lines.push("Keys");
   for (const key of report.keys) {
-    lines.push(`  ${key.keyId}  ${pad(JSON.stringify(key.name), 20)} issued ${key.createdAt}  ${key.revokedAt === null ? "active" : `revoked ${key.revokedAt}`}`);
+    lines.push(
+      `  ${key.keyId}  ${pad(JSON.stringify(key.name), 20)} issued ${key.createdAt}  ${key.revokedAt === null ? "active" : `revoked ${key.revokedAt}`}`,
+    );
   }
   lines.push("");
   lines.push(
@@ -48,3 +58,22 @@ export const differencesSummary = (report: AuditReport): string =>
     .slice(0, 5)
     .map((d) => `${d.source}: ${d.subject} ${d.field} replayed ${JSON.stringify(d.replayed)}, recorded ${JSON.stringify(d.recorded)}`)
     .join("; ") + (report.verification.differences.length > 5 ? `; and ${report.verification.differences.length - 5} more` : "");
+
+/** The chain and seal verification, as printed before the replay (or alone, with --verify-only). */
+export const ledgerVerificationText = (ledger: LedgerVerification, speed: { readonly seconds: number; readonly eventsPerSecond: number }): string => {
+  const lines: Array<string> = [];
+  lines.push(`Ledger: ${ledger.events} events in ${ledger.streams} streams verified in ${speed.seconds} s (${speed.eventsPerSecond} events/s)`);
+  if (ledger.unchained.events > 0) {
+    lines.push(
+      `  ${ledger.unchained.events} event(s) unchained before position ${ledger.unchained.chainedFrom ?? "(none chained yet)"}: written before hash chaining began; their content cannot be verified`,
+    );
+  }
+  lines.push(
+    ledger.seal === null
+      ? "  no seal yet: a stream cut short cannot be seen (itsctl ledger seal)"
+      : `  held to the ${ledger.seal.source === "export" ? "exported" : "latest"} seal (revision ${ledger.seal.revision}, ${ledger.seal.sealedAt}): ${ledger.seal.streams} stream heads, root ${ledger.seal.root}`,
+  );
+  for (const d of ledger.damage) lines.push(`  DAMAGE in stream ${d.streamName} at revision ${d.revision}: ${d.kind} (${d.detail})`);
+  lines.push(ledger.ok ? "  chains and seal: OK" : `  ${ledger.damage.length} DAMAGED stream(s)`);
+  return lines.join("\n");
+};

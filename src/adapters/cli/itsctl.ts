@@ -2,12 +2,16 @@ import os from "node:os";
 import { Command, Option } from "commander";
 import { Cause, type Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/accounts.ts";
-import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
-import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
-import { type EventStoreSelection, loadConfig } from "../../config.ts";
+import type { Actor } from "../../application/actor.ts";
+import { issueInvitation } from "../../application/holder-access.ts";
 import { coreLayer, projectionsLayer } from "../../composition.ts";
 import type { Config } from "../../config.ts";
+import { type EventStoreSelection, loadConfig } from "../../config.ts";
+import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
+import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
+import { defaultPublicBaseUrl } from "../http/public-base-url.ts";
 import { loadServerSecrets } from "../security/server-secret.ts";
+import { maskUrlSecrets } from "../security/url-secrets.ts";
 import { registerAuditCommands } from "./audit-commands.ts";
 import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts";
 
@@ -32,6 +36,18 @@ const execute = async <A, E>(useCase: Effect.Effect<A, E, CliServices>): Promise
     await runtime.dispose();
   }
 };
+
+/** The OS user itsctl runs as; a container's user may have no passwd entry, and then its uid stands in. */
+const osUser = (): string => {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env["USER"] ?? `uid ${process.getuid?.() ?? "unknown"}`;
+  }
+};
+
+/** Who is at the shell: recorded in every event itsctl appends. */
+export const operator = (): Actor => ({ kind: "operator", tool: "itsctl", user: osUser(), host: os.hostname() });
 
 const print = (json: boolean, value: unknown, human: string): void => {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
@@ -58,7 +74,7 @@ export const itsctl = (): Command => {
     .addOption(planOption())
     .option("--json", "print JSON")
     .action(async (options: { email: string; name: string; plan: PlanId; json?: boolean }) => {
-      const opened = await execute(openAccount({ email: options.email, name: options.name, plan: options.plan }));
+      const opened = await execute(openAccount({ email: options.email, name: options.name, plan: options.plan }, operator()));
       print(Boolean(options.json), opened, `Opened account ${opened.id} (${opened.plan}) for ${opened.email}`);
     });
   account
@@ -68,8 +84,24 @@ export const itsctl = (): Command => {
     .addOption(planOption())
     .option("--json", "print JSON")
     .action(async (options: { account: string; plan: PlanId; json?: boolean }) => {
-      const changed = await execute(changePlan(options.account, options.plan));
+      const changed = await execute(changePlan(options.account, options.plan, operator()));
       print(Boolean(options.json), changed, `Account ${changed.id} is now on the ${changed.plan} plan`);
+    });
+
+  account
+    .command("invite")
+    .description("invite the account's holder to the console: a one-use link, valid 24 hours, to set a password (also how a forgotten one is reset)")
+    .requiredOption("--account <id>", "account id")
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; json?: boolean }) => {
+      const config = loadConfig(process.env, os.availableParallelism());
+      const invitation = await execute(issueInvitation(options.account, operator()));
+      const url = `${config.publicBaseUrl ?? defaultPublicBaseUrl(config.host, config.port)}/console/invite/${invitation.token}`;
+      print(
+        Boolean(options.json),
+        { accountId: invitation.accountId, email: invitation.email, url, expiresAt: invitation.expiresAt },
+        `Send this link to ${invitation.email}; it works once, until ${invitation.expiresAt}:\n${url}`,
+      );
     });
 
   const key = program.command("key").description("make, list and delete API keys");
@@ -80,12 +112,8 @@ export const itsctl = (): Command => {
     .option("--name <name>", "what the key is for", "default")
     .option("--json", "print JSON")
     .action(async (options: { account: string; name: string; json?: boolean }) => {
-      const created = await execute(createKey(options.account, options.name));
-      print(
-        Boolean(options.json),
-        created,
-        `Key ${created.id} (${created.name}) created. It is shown only now; store it safely:\n${created.key}`,
-      );
+      const created = await execute(createKey(options.account, options.name, operator()));
+      print(Boolean(options.json), created, `Key ${created.id} (${created.name}) created. It is shown only now; store it safely:\n${created.key}`);
     });
   key
     .command("list")
@@ -107,7 +135,7 @@ export const itsctl = (): Command => {
     .requiredOption("--key <keyId>", "the key id (or its its_<id> prefix)", keyIdArgument)
     .option("--json", "print JSON")
     .action(async (options: { account: string; key: string; json?: boolean }) => {
-      await execute(deleteKey(options.account, options.key));
+      await execute(deleteKey(options.account, options.key, operator()));
       print(Boolean(options.json), { id: options.key, deleted: true }, `Key ${options.key} deleted`);
     });
 
@@ -127,7 +155,7 @@ export const itsctl = (): Command => {
         `Copied ${copied.count} events from ${from} to ${to}; the target holds the same ${copied.count} events, SHA-256 ${copied.checksum}`,
       );
     });
-  registerAuditCommands(program, execute);
+  registerAuditCommands(program, execute, operator);
   return program;
 };
 
@@ -136,7 +164,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     await itsctl().parseAsync([...argv]);
     return 0;
   } catch (error) {
-    process.stderr.write(`itsctl: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A store that cannot be reached may be named by its URL: passwords and tokens in it are masked.
+    process.stderr.write(`itsctl: ${maskUrlSecrets(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   }
 };

@@ -31,7 +31,8 @@ export const parseStoreSpec = (spec: string): EventStoreSelection => {
         throw new MigrationError(error instanceof ConfigError ? error.message : String(error));
       }
     case "kurrentdb":
-      if (!/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//.test(location)) throw new MigrationError(`not a KurrentDB URL in "${spec}" (expected ${SPEC_HELP})`);
+      if (!/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//.test(location))
+        throw new MigrationError(`not a KurrentDB URL in "${spec}" (expected ${SPEC_HELP})`);
       return { kind, url: location };
     default:
       throw new MigrationError(`not a store: "${spec}" (expected ${SPEC_HELP})`);
@@ -46,8 +47,7 @@ export const describeStore = (selection: EventStoreSelection): string => {
   return selection.kind === "postgres" ? `postgres:${url.href} (schema ${selection.schema})` : `kurrentdb:${url.href}`;
 };
 
-const open = (selection: EventStoreSelection) =>
-  Layer.build(eventStoreLayerFor(selection)).pipe(Effect.map((context) => Context.get(context, EventStore)));
+const open = (selection: EventStoreSelection) => Layer.build(eventStoreLayerFor(selection)).pipe(Effect.map((context) => Context.get(context, EventStore)));
 
 export const migrateStore = (from: EventStoreSelection, to: EventStoreSelection): Promise<EventsSummary> => {
   // Opening a SQLite path creates the file: a mistyped source would copy nothing, successfully.
@@ -71,8 +71,7 @@ export const migrateStore = (from: EventStoreSelection, to: EventStoreSelection)
         ),
       ConcurrencyConflict: (conflict) =>
         Effect.fail(new MigrationError(`stream ${conflict.streamName} changed in the target while copying; migrate into a store nothing else writes to`)),
-      DependencyUnavailable: (error) =>
-        Effect.fail(new MigrationError(`${error.dependency} unavailable: ${String(error.cause)}`)),
+      DependencyUnavailable: (error) => Effect.fail(new MigrationError(`${error.dependency} unavailable: ${String(error.cause)}`)),
     }),
   );
   return Effect.runPromise(migration);

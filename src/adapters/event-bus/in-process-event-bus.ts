@@ -1,5 +1,5 @@
 import { Deferred, type Duration, Effect, Exit, Layer, Option, Semaphore } from "effect";
-import { EventBus, type EventBusShape, eventCategory, type Subscription } from "../../ports/event-bus.ts";
+import { type BusMessage, EventBus, type EventBusShape, eventCategory, type Subscription } from "../../ports/event-bus.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";
 
 /**
@@ -55,12 +55,13 @@ export const makeInProcessEventBus = (options: InProcessEventBusOptions = {}): E
     return undefined;
   };
 
-  const deliverNext = <E, R>(durable: Durable, handle: (event: RecordedEvent) => Effect.Effect<void, E, R>) =>
+  const deliverNext = <E, R>(durable: Durable, handle: (event: RecordedEvent, message: BusMessage) => Effect.Effect<void, E, R>) =>
     Effect.gen(function* () {
       const wake = arrival;
       const next = nextFor(durable);
       if (next === undefined) return yield* Deferred.await(wake);
-      const exit = yield* Effect.exit(handle(structuredClone(next.event)));
+      const message = { subject: `in-process.${eventCategory(next.event.streamName)}`, sequence: next.sequence };
+      const exit = yield* Effect.exit(handle(structuredClone(next.event), message));
       if (Exit.isSuccess(exit)) {
         durable.next = next.sequence + 1;
         return;
@@ -95,7 +96,12 @@ export const makeInProcessEventBus = (options: InProcessEventBusOptions = {}): E
     publishedThrough: Effect.sync(() => publishedThrough),
     markPublishedThrough: (position) =>
       Effect.sync(() => {
-        publishedThrough = Option.some(Math.max(position, Option.getOrElse(publishedThrough, () => 0)));
+        publishedThrough = Option.some(
+          Math.max(
+            position,
+            Option.getOrElse(publishedThrough, () => 0),
+          ),
+        );
       }),
   };
 };

@@ -1,6 +1,6 @@
 import { Duration, Effect, Option, Stream } from "effect";
-import type { EventStoreShape, RecordedEvent } from "../../ports/event-store.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
+import type { EventStoreShape, RecordedEvent } from "../../ports/event-store.ts";
 
 export interface PollingOptions {
   /** How long to wait after catching up before asking again. */

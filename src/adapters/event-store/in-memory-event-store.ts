@@ -22,8 +22,7 @@ export interface InMemoryEventStoreOptions {
 
 export const makeInMemoryEventStore = (options: InMemoryEventStoreOptions = {}): EventStoreShape => {
   const storage = options.storage ?? makeInMemoryEventStorage();
-  const readAll: EventStoreShape["readAll"] = ({ after, limit }) =>
-    Effect.sync(() => storage.all.slice(Math.max(after, 0), Math.max(after, 0) + limit));
+  const readAll: EventStoreShape["readAll"] = ({ after, limit }) => Effect.sync(() => storage.all.slice(Math.max(after, 0), Math.max(after, 0) + limit));
   return {
     // Synchronous from check to write, so no other append can interleave: that is the atomicity here.
     appendToStream: (streamName, events, { expectedRevision }) =>
@@ -53,13 +52,11 @@ export const makeInMemoryEventStore = (options: InMemoryEventStoreOptions = {}):
           lastGlobalPosition: stream.at(-1)?.globalPosition ?? 0,
         });
       }),
-    readStream: (streamName, readOptions) =>
-      Effect.sync(() => (storage.streams.get(streamName) ?? []).slice(Math.max(readOptions?.fromRevision ?? 0, 0))),
+    readStream: (streamName, readOptions) => Effect.sync(() => (storage.streams.get(streamName) ?? []).slice(Math.max(readOptions?.fromRevision ?? 0, 0))),
     readAll,
     follow: ({ after }) => followByPolling(readAll, after, { pollInterval: options.pollInterval ?? defaultPollInterval }),
   };
 };
 
 /** The Test layer: a store in memory, fresh unless `storage` is shared. */
-export const inMemoryEventStoreLayer = (options: InMemoryEventStoreOptions = {}) =>
-  Layer.succeed(EventStore)(makeInMemoryEventStore(options));
+export const inMemoryEventStoreLayer = (options: InMemoryEventStoreOptions = {}) => Layer.succeed(EventStore)(makeInMemoryEventStore(options));

@@ -1,21 +1,22 @@
 import {
-  ANY,
   type AllStreamResolvedEvent,
+  ANY,
   type AppendStreamState,
   BACKWARDS,
   END,
   excludeSystemEvents,
   jsonEvent,
-  KurrentDBClient,
   NO_STREAM as KURRENT_NO_STREAM,
+  KurrentDBClient,
+  type RecordedEvent as KurrentRecordedEvent,
   type Position,
   type ReadPosition,
-  type RecordedEvent as KurrentRecordedEvent,
   START,
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from "@kurrent/kurrentdb-client";
 import { Effect, Layer, Stream } from "effect";
+import { DependencyUnavailable } from "../../ports/errors.ts";
 import {
   ConcurrencyConflict,
   EventStore,
@@ -25,7 +26,6 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../ports/event-store.ts";
-import { DependencyUnavailable } from "../../ports/errors.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 
 export interface KurrentDbEventStoreOptions {
@@ -47,8 +47,7 @@ const toGlobalPosition = (position: Position): number => {
   return value;
 };
 
-const toReadPosition = (after: number): ReadPosition =>
-  after <= 0 ? START : { commit: BigInt(after), prepare: BigInt(after) };
+const toReadPosition = (after: number): ReadPosition => (after <= 0 ? START : { commit: BigInt(after), prepare: BigInt(after) });
 
 const toStreamState = (expected: ExpectedRevision): AppendStreamState =>
   expected === "any" ? ANY : expected === NO_STREAM ? KURRENT_NO_STREAM : BigInt(expected);
@@ -75,8 +74,7 @@ const toRecorded = (event: KurrentRecordedEvent, position: Position | undefined)
   };
 };
 
-const fromResolved = (resolved: AllStreamResolvedEvent) =>
-  resolved.event === undefined ? undefined : toRecorded(resolved.event, resolved.event.position);
+const fromResolved = (resolved: AllStreamResolvedEvent) => (resolved.event === undefined ? undefined : toRecorded(resolved.event, resolved.event.position));
 
 const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "event-store (kurrentdb)", cause });
 
@@ -126,9 +124,7 @@ export const makeKurrentDbEventStore = (client: KurrentDBClient): EventStoreShap
           const nextExpectedRevision = Number(result.nextExpectedRevision);
           // The append reports one position for the whole write; for a batch, ask for the last event's own.
           const position =
-            events.length === 1 && result.position !== undefined
-              ? result.position
-              : (await lastOfStream(streamName, result.nextExpectedRevision)).position;
+            events.length === 1 && result.position !== undefined ? result.position : (await lastOfStream(streamName, result.nextExpectedRevision)).position;
           if (position === undefined) throw new Error(`no $all position for ${streamName}@${nextExpectedRevision}`);
           return { nextExpectedRevision, lastGlobalPosition: toGlobalPosition(position) };
         } catch (error) {

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type Duration, Effect, Layer } from "effect";
-import { escapeIdentifier, Pool, type PoolClient } from "pg";
+import type { Pool } from "pg";
+import { escapeIdentifier, type PoolClient } from "pg";
+import { DependencyUnavailable } from "../../ports/errors.ts";
 import {
   type AppendResult,
   ConcurrencyConflict,
@@ -10,7 +12,8 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../ports/event-store.ts";
-import { DependencyUnavailable } from "../../ports/errors.ts";
+import { createInSchema } from "../postgres/create-in-schema.ts";
+import { scopedPostgresPool } from "../postgres/postgres-pool.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
 
@@ -50,27 +53,16 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
 });
 
 const UNIQUE_VIOLATION = "23505";
-const isUniqueViolation = (error: unknown) =>
-  typeof error === "object" && error !== null && "code" in error && error.code === UNIQUE_VIOLATION;
+const isUniqueViolation = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === UNIQUE_VIOLATION;
 
 const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "event-store (postgres)", cause });
 
 const columns = "global_position, event_id, stream_name, stream_revision, type, data, metadata, recorded_at";
 
-/**
- * Creates the schema and table if missing. Concurrent starts (server and CLI) would race on
- * CREATE ... IF NOT EXISTS, so a transaction-scoped advisory lock serializes them.
- * `json` rather than `jsonb` keeps the stored text exactly as written (jsonb rejects "\u0000").
- */
-const ensureSchema = async (pool: Pool, schema: string) => {
-  const s = escapeIdentifier(schema);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('its event store schema', 0))");
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`
-      CREATE TABLE IF NOT EXISTS ${s}.events (
+/** The events table; `json` rather than `jsonb` keeps the stored text exactly as written (jsonb rejects "\u0000"). */
+const ensureSchema = (pool: Pool, schema: string) =>
+  createInSchema(pool, schema, (s) => [
+    `CREATE TABLE IF NOT EXISTS ${s}.events (
         global_position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         event_id text NOT NULL,
         stream_name text NOT NULL,
@@ -80,20 +72,10 @@ const ensureSchema = async (pool: Pool, schema: string) => {
         metadata json NOT NULL,
         recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         UNIQUE (stream_name, stream_revision)
-      )`);
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-};
+      )`,
+  ]);
 
-export const makePostgresEventStore = (
-  pool: Pool,
-  options: Pick<PostgresEventStoreOptions, "schema" | "pollInterval"> = {},
-): EventStoreShape => {
+export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventStoreOptions, "schema" | "pollInterval"> = {}): EventStoreShape => {
   const schema = options.schema ?? defaultPostgresSchema;
   const table = `${escapeIdentifier(schema)}.events`;
 
@@ -162,12 +144,9 @@ export const makePostgresEventStore = (
   const readAll: EventStoreShape["readAll"] = ({ after, limit }) =>
     Effect.tryPromise({
       try: async () =>
-        (
-          await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [
-            after,
-            limit,
-          ])
-        ).rows.map(toRecorded),
+        (await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [after, limit])).rows.map(
+          toRecorded,
+        ),
       catch: unavailable,
     });
 
@@ -180,10 +159,10 @@ export const makePostgresEventStore = (
       Effect.tryPromise({
         try: async () =>
           (
-            await pool.query<EventRow>(
-              `SELECT ${columns} FROM ${table} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision`,
-              [streamName, readOptions?.fromRevision ?? 0],
-            )
+            await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision`, [
+              streamName,
+              readOptions?.fromRevision ?? 0,
+            ])
           ).rows.map(toRecorded),
         catch: unavailable,
       }),
@@ -195,27 +174,11 @@ export const makePostgresEventStore = (
 /** An event store in PostgreSQL; creates its schema and table if missing, and ends its pool with the layer's scope. */
 export const postgresEventStoreLayer = (options: PostgresEventStoreOptions) =>
   Layer.effect(EventStore)(
-    Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const pool = new Pool({
-            connectionString: options.connectionString,
-            max: options.poolSize ?? 10,
-            connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-          });
-          // An idle connection that drops (server restart) must not crash the process; the next
-          // query reports the outage as DependencyUnavailable.
-          pool.on("error", () => undefined);
-          try {
-            await ensureSchema(pool, options.schema ?? defaultPostgresSchema);
-            return pool;
-          } catch (error) {
-            await pool.end();
-            throw error;
-          }
-        },
-        catch: unavailable,
-      }),
-      (pool) => Effect.promise(() => pool.end()),
-    ).pipe(Effect.map((pool) => makePostgresEventStore(pool, options))),
+    scopedPostgresPool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+      prepare: (pool) => ensureSchema(pool, options.schema ?? defaultPostgresSchema),
+      unavailable,
+    }).pipe(Effect.map((pool) => makePostgresEventStore(pool, options))),
   );

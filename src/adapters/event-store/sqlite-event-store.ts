@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
 import { type Duration, Effect, Layer } from "effect";
+import { DependencyUnavailable } from "../../ports/errors.ts";
 import {
   type AppendResult,
   ConcurrencyConflict,
@@ -12,7 +13,6 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../ports/event-store.ts";
-import { DependencyUnavailable } from "../../ports/errors.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
 
@@ -48,31 +48,43 @@ const schema = `
 
 const columns = "global_position, event_id, stream_name, stream_revision, type, data, metadata, recorded_at";
 
-interface EventRow {
-  readonly global_position: number;
-  readonly event_id: string;
-  readonly stream_name: string;
-  readonly stream_revision: number;
-  readonly type: string;
-  readonly data: string;
-  readonly metadata: string;
-  readonly recorded_at: string;
-}
+type Row = Record<string, SQLOutputValue>;
 
-const toRecorded = (row: EventRow): RecordedEvent => ({
-  eventId: row.event_id,
-  streamName: row.stream_name,
-  streamRevision: row.stream_revision,
-  globalPosition: row.global_position,
-  type: row.type,
-  data: JSON.parse(row.data) as JsonObject,
-  metadata: JSON.parse(row.metadata) as JsonObject,
-  recordedAt: row.recorded_at,
+// Rows are checked column by column, never cast: a row changed by hand fails here, named, not later as a wrong type.
+const text = (row: Row, column: string): string => {
+  const value = row[column];
+  if (typeof value !== "string") throw new TypeError(`events.${column} at position ${String(row["global_position"])} is not text`);
+  return value;
+};
+
+const integer = (row: Row, column: string): number => {
+  const value = row[column];
+  if (typeof value !== "number" || !Number.isSafeInteger(value))
+    throw new TypeError(`events.${column} at position ${String(row["global_position"])} is not an integer`);
+  return value;
+};
+
+const jsonObject = (row: Row, column: string): JsonObject => {
+  const value: unknown = JSON.parse(text(row, column));
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(`events.${column} at position ${String(row["global_position"])} is not a JSON object`);
+  }
+  return value as JsonObject;
+};
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  eventId: text(row, "event_id"),
+  streamName: text(row, "stream_name"),
+  streamRevision: integer(row, "stream_revision"),
+  globalPosition: integer(row, "global_position"),
+  type: text(row, "type"),
+  data: jsonObject(row, "data"),
+  metadata: jsonObject(row, "metadata"),
+  recordedAt: text(row, "recorded_at"),
 });
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
-const isUniqueViolation = (error: unknown) =>
-  typeof error === "object" && error !== null && "errcode" in error && error.errcode === SQLITE_CONSTRAINT_UNIQUE;
+const isUniqueViolation = (error: unknown) => typeof error === "object" && error !== null && "errcode" in error && error.errcode === SQLITE_CONSTRAINT_UNIQUE;
 
 const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "event-store (sqlite)", cause });
 
@@ -94,15 +106,9 @@ export const openSqliteEventDatabase = (options: SqliteEventStoreOptions): Datab
 };
 
 export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEventStoreOptions, "pollInterval"> = {}): EventStoreShape => {
-  const streamHead = db.prepare(
-    "SELECT stream_revision, global_position FROM events WHERE stream_name = ? ORDER BY stream_revision DESC LIMIT 1",
-  );
-  const insert = db.prepare(
-    "INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-  );
-  const selectStream = db.prepare(
-    `SELECT ${columns} FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision`,
-  );
+  const streamHead = db.prepare("SELECT stream_revision, global_position FROM events WHERE stream_name = ? ORDER BY stream_revision DESC LIMIT 1");
+  const insert = db.prepare("INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const selectStream = db.prepare(`SELECT ${columns} FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision`);
   const selectAll = db.prepare(`SELECT ${columns} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`);
 
   const headOf = (streamName: string) => {
@@ -112,7 +118,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
 
   const readAll: EventStoreShape["readAll"] = ({ after, limit }) =>
     Effect.try({
-      try: () => (selectAll.all(after, limit) as unknown as ReadonlyArray<EventRow>).map(toRecorded),
+      try: () => selectAll.all(after, limit).map(toRecorded),
       catch: unavailable,
     });
 
@@ -161,7 +167,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
       }).pipe(Effect.flatMap((outcome) => (outcome instanceof ConcurrencyConflict ? Effect.fail(outcome) : Effect.succeed(outcome)))),
     readStream: (streamName, readOptions) =>
       Effect.try({
-        try: () => (selectStream.all(streamName, readOptions?.fromRevision ?? 0) as unknown as ReadonlyArray<EventRow>).map(toRecorded),
+        try: () => selectStream.all(streamName, readOptions?.fromRevision ?? 0).map(toRecorded),
         catch: unavailable,
       }),
     readAll,
@@ -172,8 +178,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
 /** The default event store: one SQLite file, shared safely by the server and CLI processes. Closed with the layer's scope. */
 export const sqliteEventStoreLayer = (options: SqliteEventStoreOptions) =>
   Layer.effect(EventStore)(
-    Effect.acquireRelease(
-      Effect.try({ try: () => openSqliteEventDatabase(options), catch: unavailable }),
-      (db) => Effect.sync(() => db.close()),
-    ).pipe(Effect.map((db) => makeSqliteEventStore(db, options))),
+    Effect.acquireRelease(Effect.try({ try: () => openSqliteEventDatabase(options), catch: unavailable }), (db) => Effect.sync(() => db.close())).pipe(
+      Effect.map((db) => makeSqliteEventStore(db, options)),
+    ),
   );

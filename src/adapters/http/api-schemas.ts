@@ -1,4 +1,12 @@
 import { Schema } from "effect";
+import {
+  DEFAULT_TRYON_SETTINGS,
+  TRYON_SETTING_DESCRIPTIONS,
+  TRYON_SETTING_NAMES,
+  TRYON_SETTING_VALUES,
+  type TryOnSettingName,
+} from "../../domain/tryon-settings.ts";
+import { maxCombinedOcrLanguages, ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages, ocrOutputFormats } from "../../ports/ocr-engine.ts";
 
 /**
  * Request bodies as the API accepts them. Unknown properties are ignored: changes are additive.
@@ -6,24 +14,64 @@ import { Schema } from "effect";
  * when the image is decoded (after the plan and quota checks), not a malformed body.
  */
 const NonEmptyString = Schema.String.check(Schema.isMinLength(1));
-const ImageData = Schema.String;
+const ImageData = Schema.String.annotate({ description: "base64, or a data URL (data:image/…;base64,…)" });
 
-/** `settings` is checked value by value against the try-on catalog, so each error names the allowed values. */
+const settingSchema = (name: TryOnSettingName) =>
+  Schema.Literals(TRYON_SETTING_VALUES[name]).annotate({
+    default: DEFAULT_TRYON_SETTINGS[name],
+    description: Object.entries(TRYON_SETTING_DESCRIPTIONS[name] as Readonly<Record<string, string>>)
+      .map(([value, what]) => `${value}: ${what}`)
+      .join("; "),
+  });
+
+const settingFields = Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name, settingSchema(name)])) as {
+  readonly [K in TryOnSettingName]: ReturnType<typeof settingSchema>;
+};
+
+/** Every try-on setting, resolved: what a response echoes. */
+export const TryOnSettings = Schema.Struct(settingFields);
+
+/** What a client may send: each setting optional, the default applied when left out. */
+const TryOnSettingsInput = Schema.Struct(Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name, Schema.optionalKey(settingSchema(name))])));
+
 export const VirtualTryOnBody = Schema.Struct({
   personImage: ImageData,
-  clothingImage: ImageData,
-  settings: Schema.optionalKey(Schema.Unknown),
+  clothingImage: ImageData.annotate({ description: "base64 or data URL; a product shot on a plain or transparent background" }),
+  settings: Schema.optionalKey(TryOnSettingsInput),
 });
 
-/** `language` and `outputFormat` are checked against the configured engine, so errors name its values. */
+/**
+ * How the try-on body is decoded: `settings` is resolved by the domain's catalog (the values above
+ * come from it), so that an unknown setting is named too, next to every wrong value.
+ */
+export const VirtualTryOnBodyDecoder = Schema.Struct({ ...VirtualTryOnBody.fields, settings: Schema.optionalKey(Schema.Unknown) });
+
+/** The OCR body as documented. */
 export const OcrBody = Schema.Struct({
   image: ImageData,
+  language: Schema.optionalKey(
+    Schema.String.check(Schema.isPattern(ocrLanguageRequestPattern)).annotate({
+      default: ocrAutoLanguage,
+      description:
+        `auto: the script, then the language, are detected and reported; or a code GET /ocr/languages lists (${ocrLanguages.length} languages), ` +
+        `or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu)`,
+    }),
+  ),
+  outputFormat: Schema.optionalKey(Schema.Literals(ocrOutputFormats).annotate({ default: "text" })),
+});
+
+/**
+ * How the OCR body is decoded: `language` and `outputFormat` are checked by the use case against
+ * the configured engine (which may read fewer languages), so the message lists what it reads.
+ */
+export const OcrBodyDecoder = Schema.Struct({
+  ...OcrBody.fields,
   language: Schema.optionalKey(Schema.String),
   outputFormat: Schema.optionalKey(Schema.String),
 });
 
 export const GenerateBody = Schema.Struct({
   image: ImageData,
-  template: NonEmptyString,
-  templateType: NonEmptyString,
+  template: NonEmptyString.annotate({ description: "a template name of GET /templates, e.g. instagram-square" }),
+  templateType: NonEmptyString.annotate({ description: "its type, e.g. social" }),
 });

@@ -1,3 +1,4 @@
+import type { DocumentReader } from "../../ports/document-reader.ts";
 import type { KeyDirectory } from "../../application/key-directory.ts";
 import type { ServiceSettings } from "../../application/settings.ts";
 import type { StreamLocks } from "../../application/stream-locks.ts";
@@ -7,12 +8,13 @@ import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
 import type { ImageEngine } from "../../ports/image-engine.ts";
 import type { ImageInspector } from "../../ports/image-inspector.ts";
+import type { OcrEngine } from "../../ports/ocr-engine.ts";
+import type { PasswordHasher } from "../../ports/password-hasher.ts";
 import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
 import type { TryOnEngine } from "../../ports/tryon-engine.ts";
-import type { OcrEngine } from "../../ports/ocr-engine.ts";
 
 /** Every service the HTTP adapter's use cases need; the composition root provides them all. */
 export type AppServices =
@@ -26,9 +28,11 @@ export type AppServices =
   | StreamStateCache
   | StreamLocks
   | ImageInspector
+  | DocumentReader
   | ImageEngine
   | ResultStore
   | TryOnEngine
   | OcrEngine
   | UsageProjection
-  | KeyProjection;
+  | KeyProjection
+  | PasswordHasher;

@@ -1,27 +1,46 @@
-import type { Effect, Exit } from "effect";
+import { Cause, type Effect, type Exit } from "effect";
 import type { Context } from "koa";
-import type { Logger } from "pino";
-import { errorResponseOfCause } from "./error-response.ts";
-import { sendData, sendError } from "./respond.ts";
+import type { ApiError } from "./error-response.ts";
+import { type SuccessSchema, sendFailure, sendSuccess } from "./respond.ts";
 
-/** Runs a use case with the application's services; the HTTP adapter knows nothing else of Effect. */
-export type RunEffect<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Promise<Exit.Exit<A, unknown>>;
+/**
+ * Runs a use case with the application's services; the HTTP adapter knows nothing else of Effect.
+ * The signal interrupts it (the client went away): work in flight stops, and whatever the use case
+ * made uninterruptible (quota reserve/commit/release) still completes.
+ */
+export type RunEffect<R> = <A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal }) => Promise<Exit.Exit<A, unknown>>;
 
-/** Sends the use case's value (mapped to the response `data`) or its failure as the error body. */
-export const respondWith = async <A, E, R>(
+/** Aborts when the client closes the connection before the response is sent. */
+export const clientGone = (ctx: Context): AbortSignal => {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  };
+  ctx.res.once("close", onClose);
+  return controller.signal;
+};
+
+/** Nobody is left to answer: the access log records 499, as proxies do. */
+const clientClosedRequest = (ctx: Context): void => {
+  ctx.status = 499;
+  ctx.state.failure = { code: "CLIENT_CLOSED_REQUEST" };
+};
+
+/**
+ * Sends the use case's value as the operation's `data`, encoded through its success Schema, or
+ * its failure through the error catalog. `E` must be a cataloged error: one without a status does
+ * not compile here.
+ */
+export const respondWith = async <A, E extends ApiError, R, D>(
   ctx: Context,
   run: RunEffect<R>,
-  logger: Logger,
   effect: Effect.Effect<A, E, R>,
-  toData: (value: A) => unknown,
-): Promise<A | undefined> => {
-  const exit = await run(effect);
-  if (exit._tag === "Success") {
-    sendData(ctx, toData(exit.value));
-    return exit.value;
-  }
-  const response = errorResponseOfCause(exit.cause);
-  if (response.status >= 500) logger.error({ requestId: ctx.state.requestId, cause: String(exit.cause) }, "request failed");
-  sendError(ctx, response);
-  return undefined;
+  schema: SuccessSchema<D>,
+  toData: (value: A) => D,
+): Promise<void> => {
+  const signal = clientGone(ctx);
+  const exit = await run(effect, { signal });
+  if (exit._tag === "Success") sendSuccess(ctx, schema, toData(exit.value));
+  else if (signal.aborted && Cause.hasInterruptsOnly(exit.cause)) clientClosedRequest(ctx);
+  else sendFailure(ctx, exit.cause);
 };

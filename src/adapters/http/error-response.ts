@@ -1,6 +1,15 @@
 import { Cause } from "effect";
+import type * as ApplicationErrors from "../../application/errors.ts";
+import type { UndecodableEvent } from "../../application/events/event-codec.ts";
+import type * as PortErrors from "../../ports/errors.ts";
+import { UNUSABLE_INPUT_CODES, type UnusableTryOnInput } from "../../ports/tryon-engine.ts";
+import type * as HttpErrors from "./http-errors.ts";
 
-/** How every failure reaches the client: status, the error body of spec 2.5, extra headers. */
+/**
+ * The error catalog: every typed failure that can reach a client, with its HTTP status, its spec
+ * code(s) and its message. The one place statuses and codes are written: responses, logs and the
+ * OpenAPI document all read them from here.
+ */
 export interface ErrorResponse {
   readonly status: number;
   readonly code: string;
@@ -9,80 +18,132 @@ export interface ErrorResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-type Tagged = { readonly _tag: string } & Record<string, unknown>;
+type TaggedErrorsOf<M> = {
+  [K in keyof M]: M[K] extends abstract new (...args: never) => infer I ? (I extends { readonly _tag: string } ? I : never) : never;
+}[keyof M];
 
-const retryAfter = (seconds: unknown): Record<string, string> => ({ "Retry-After": String(Math.max(1, Math.ceil(Number(seconds) || 1))) });
+/** Every error class the use cases, ports and the HTTP adapter export: each must have an entry below. */
+export type ApiError =
+  TaggedErrorsOf<typeof ApplicationErrors> | TaggedErrorsOf<typeof PortErrors> | TaggedErrorsOf<typeof HttpErrors> | UnusableTryOnInput | UndecodableEvent;
+export type ApiErrorTag = ApiError["_tag"];
 
-/** Each typed failure of the use cases and ports, by tag. Anything else is our fault: 500. */
-const BY_TAG: Readonly<Record<string, (error: Tagged) => ErrorResponse>> = {
-  Unauthorized: (e) => ({ status: 401, code: "UNAUTHORIZED", message: String(e.message) }),
-  RateLimited: (e) => ({
-    status: 429,
-    code: "RATE_LIMIT_EXCEEDED",
-    message: "Too many requests for this API key; retry later.",
-    headers: retryAfter(e.retryAfterSeconds),
-  }),
-  InvalidRequest: (e) => ({
+interface CatalogEntry<E> {
+  readonly status: number;
+  /** The codes this error answers with (for the document); absent: a domain rule's own code. */
+  readonly codes?: readonly [string, ...Array<string>];
+  readonly respond: (error: E) => Omit<ErrorResponse, "status">;
+}
+
+const retryAfter = (seconds: number): Record<string, string> => ({ "Retry-After": String(Math.max(1, Math.ceil(seconds || 1))) });
+
+/** Exhaustive by type: an error class without an entry here does not compile. */
+export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<ApiError, { readonly _tag: T }>> } = {
+  InvalidRequest: {
     status: 400,
-    code: "INVALID_REQUEST",
-    message: String(e.message),
-    details: e.details as NonNullable<ErrorResponse["details"]>,
-  }),
-  InsufficientPermissions: (e) => ({ status: 403, code: "INSUFFICIENT_PERMISSIONS", message: String(e.message) }),
-  QuotaExceeded: (e) => ({
-    status: 429,
-    code: "QUOTA_EXCEEDED",
-    message: `The plan's ${String(e.limit)} transformations for ${String(e.period)} are used up.`,
-    headers: retryAfter(e.retryAfterSeconds),
-  }),
-  NotFound: (e) => ({ status: 404, code: "NOT_FOUND", message: String(e.message) }),
-  InvalidImage: (e) => ({ status: 422, code: "INVALID_IMAGE", message: String(e.message) }),
-  ImageTooLarge: (e) => ({ status: 413, code: "PAYLOAD_TOO_LARGE", message: String(e.message) }),
-  EngineBusy: (e) => ({
-    status: 503,
-    code: "SERVICE_UNAVAILABLE",
-    message: "The engine is at capacity; retry shortly.",
-    headers: retryAfter(e.retryAfterSeconds),
-  }),
-  EngineTimeout: (e) => ({
-    status: 504,
-    code: "PROCESSING_TIMEOUT",
-    message: `Processing took longer than ${String(e.deadlineMs)} ms.`,
-  }),
-  DependencyUnavailable: () => ({
-    status: 503,
-    code: "SERVICE_UNAVAILABLE",
-    message: "A dependency of the service is unavailable; retry shortly.",
-    headers: retryAfter(5),
-  }),
-  UnsupportedLanguage: (e) => ({
+    codes: ["INVALID_REQUEST"],
+    respond: (e) => ({ code: "INVALID_REQUEST", message: e.message, ...(e.details.length > 0 ? { details: e.details } : {}) }),
+  },
+  UnsupportedLanguage: {
     status: 400,
-    code: "INVALID_REQUEST",
-    message: `Language ${String(e.language)} is not supported; allowed: ${(e.supported as ReadonlyArray<string>).join(", ")}.`,
-    details: [{ path: "language", message: `allowed: ${(e.supported as ReadonlyArray<string>).join(", ")}` }],
-  }),
-  UnusableTryOnInput: (e) => ({
+    codes: ["INVALID_REQUEST"],
+    respond: (e) => ({
+      code: "INVALID_REQUEST",
+      message: `Language ${e.language} is not supported; allowed: ${e.supported.join(", ")}.`,
+      details: [{ path: "language", message: `allowed: ${e.supported.join(", ")}` }],
+    }),
+  },
+  Unauthorized: { status: 401, codes: ["UNAUTHORIZED"], respond: (e) => ({ code: "UNAUTHORIZED", message: e.message }) },
+  InsufficientPermissions: { status: 403, codes: ["INSUFFICIENT_PERMISSIONS"], respond: (e) => ({ code: "INSUFFICIENT_PERMISSIONS", message: e.message }) },
+  HttpsRequired: { status: 403, codes: ["HTTPS_REQUIRED"], respond: () => ({ code: "HTTPS_REQUIRED", message: "This API is served over HTTPS only." }) },
+  InvalidSignature: {
+    status: 403,
+    codes: ["INVALID_SIGNATURE"],
+    respond: () => ({ code: "INVALID_SIGNATURE", message: "The result URL's signature does not match." }),
+  },
+  NotFound: { status: 404, codes: ["NOT_FOUND"], respond: (e) => ({ code: "NOT_FOUND", message: e.message }) },
+  MethodNotAllowed: {
+    status: 405,
+    codes: ["METHOD_NOT_ALLOWED"],
+    respond: (e) => ({ code: "METHOD_NOT_ALLOWED", message: `${e.method} is not allowed on ${e.path}.`, headers: { Allow: e.allow.join(", ") } }),
+  },
+  CommandRejected: { status: 409, respond: (e) => ({ code: e.code, message: e.message }) },
+  IdempotencyKeyInUse: {
+    status: 409,
+    codes: ["IDEMPOTENCY_KEY_IN_USE"],
+    respond: (e) => ({
+      code: "IDEMPOTENCY_KEY_IN_USE",
+      message: "The first request with this Idempotency-Key is still running; retry after Retry-After seconds.",
+      headers: retryAfter(e.retryAfterSeconds),
+    }),
+  },
+  BodyTooLarge: {
+    status: 413,
+    codes: ["PAYLOAD_TOO_LARGE"],
+    respond: (e) => ({ code: "PAYLOAD_TOO_LARGE", message: `The request body is larger than ${e.limitBytes} bytes.` }),
+  },
+  ImageTooLarge: { status: 413, codes: ["PAYLOAD_TOO_LARGE"], respond: (e) => ({ code: "PAYLOAD_TOO_LARGE", message: e.message }) },
+  UnsupportedMediaType: { status: 415, codes: ["UNSUPPORTED_MEDIA_TYPE"], respond: (e) => ({ code: "UNSUPPORTED_MEDIA_TYPE", message: e.message }) },
+  InvalidImage: { status: 422, codes: ["INVALID_IMAGE"], respond: (e) => ({ code: "INVALID_IMAGE", message: e.message }) },
+  UnusableTryOnInput: {
     status: 422,
-    code: String(e.code),
-    message: String(e.message),
-    details: [{ path: String(e.field), message: String(e.message) }],
-  }),
+    codes: UNUSABLE_INPUT_CODES,
+    respond: (e) => ({ code: e.code, message: e.message, details: [{ path: e.field, message: e.message }] }),
+  },
+  IdempotencyKeyReused: { status: 422, codes: ["IDEMPOTENCY_KEY_REUSED"], respond: (e) => ({ code: "IDEMPOTENCY_KEY_REUSED", message: e.message }) },
+  RateLimited: {
+    status: 429,
+    codes: ["RATE_LIMIT_EXCEEDED"],
+    respond: (e) => ({ code: "RATE_LIMIT_EXCEEDED", message: "Too many requests for this API key; retry later.", headers: retryAfter(e.retryAfterSeconds) }),
+  },
+  QuotaExceeded: {
+    status: 429,
+    codes: ["QUOTA_EXCEEDED"],
+    respond: (e) => ({
+      code: "QUOTA_EXCEEDED",
+      message: `The plan's ${e.limit} transformations for ${e.period} are used up.`,
+      headers: retryAfter(e.retryAfterSeconds),
+    }),
+  },
+  EngineBusy: {
+    status: 503,
+    codes: ["SERVICE_UNAVAILABLE"],
+    respond: (e) => ({ code: "SERVICE_UNAVAILABLE", message: "The engine is at capacity; retry shortly.", headers: retryAfter(e.retryAfterSeconds) }),
+  },
+  DependencyUnavailable: {
+    status: 503,
+    codes: ["SERVICE_UNAVAILABLE"],
+    respond: () => ({ code: "SERVICE_UNAVAILABLE", message: "A dependency of the service is unavailable; retry shortly.", headers: retryAfter(5) }),
+  },
+  // A stored event its stream's Schema cannot read: our data's fault; the log has stream and revision, the client nothing.
+  UndecodableEvent: {
+    status: 500,
+    codes: ["INTERNAL_ERROR"],
+    respond: () => ({ code: INTERNAL_ERROR.code, message: INTERNAL_ERROR.message }),
+  },
+  EngineTimeout: {
+    status: 504,
+    codes: ["PROCESSING_TIMEOUT"],
+    respond: (e) => ({ code: "PROCESSING_TIMEOUT", message: `Processing took longer than ${e.deadlineMs} ms.` }),
+  },
 };
 
+/** A defect (a bug, an unexpected throw): our fault, and the message leaks nothing. */
 export const INTERNAL_ERROR: ErrorResponse = {
   status: 500,
   code: "INTERNAL_ERROR",
   message: "An internal error occurred. Quote the X-Request-Id header when reporting it.",
 };
 
-export const errorResponseOf = (error: unknown): ErrorResponse | undefined => {
-  if (typeof error !== "object" || error === null || !("_tag" in error)) return undefined;
-  const tagged = error as Tagged;
-  return BY_TAG[tagged._tag]?.(tagged);
+const isApiError = (error: unknown): error is ApiError =>
+  typeof error === "object" && error !== null && "_tag" in error && Object.hasOwn(ERROR_CATALOG, (error as { _tag: string })._tag);
+
+export const errorResponseOf = (error: ApiError): ErrorResponse => {
+  const entry = ERROR_CATALOG[error._tag] as CatalogEntry<ApiError>;
+  return { status: entry.status, ...entry.respond(error) };
 };
 
-/** The response for a failed Effect: its first typed failure, or 500 for defects. */
+/** The response for a failed Effect: its first typed failure, or 500 for defects and interruptions. */
 export const errorResponseOfCause = (cause: Cause.Cause<unknown>): ErrorResponse => {
   const failure = cause.reasons.find(Cause.isFailReason);
-  return (failure && errorResponseOf(failure.error)) ?? INTERNAL_ERROR;
+  return failure && isApiError(failure.error) ? errorResponseOf(failure.error) : INTERNAL_ERROR;
 };

@@ -1,42 +1,59 @@
 import Koa from "koa";
 import type { Logger } from "pino";
-import { apiRoutes, type ApiRoutesOptions } from "./api-routes.ts";
+import { NotFound } from "../../application/errors.ts";
+import { echo } from "../../domain/echo.ts";
+import { type ApiRoutesOptions, apiRoutes } from "./api-routes.ts";
 import { auditRoutes } from "./audit-routes.ts";
+import { consoleRoutes } from "./console/console-routes.ts";
+import { errorResponseOf } from "./error-response.ts";
+import { type TrustProxy, trustsAnyProxy } from "./forwarded-client.ts";
+import { MethodNotAllowed } from "./http-errors.ts";
 import { accessLog } from "./middleware/access-log.ts";
+import { clientAddress } from "./middleware/client-address.ts";
 import { errorBoundary } from "./middleware/error-boundary.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
+import { unreadUpload } from "./middleware/unread-upload.ts";
 import { requireForwardedHttps } from "./plain-http-refusal.ts";
-import { sendData, sendError } from "./respond.ts";
+import { sendError, sendSuccess } from "./respond.ts";
+import { HealthResponse } from "./response-schemas.ts";
 
 export interface HttpAppOptions extends ApiRoutesOptions {
   readonly logger: Logger;
-  /** Behind a TLS-terminating proxy: trust X-Forwarded-* and refuse requests that came in over HTTP. */
-  readonly trustProxy: boolean;
+  /** Behind TLS-terminating proxies: which X-Forwarded-* entries to believe; requests that came in over HTTP are refused. */
+  readonly trustProxy: TrustProxy;
   /** OPERATOR_TOKEN: opens the audit API; undefined keeps it closed. */
   readonly operatorToken: string | undefined;
+  /** Request metrics and the request span (observability.ts), mounted before everything else. */
+  readonly instrumentation?: ReadonlyArray<Koa.Middleware>;
+  /** Seals the account console's one-time cookie (see console/new-key-flash.ts). */
+  readonly consoleCookieKey: Buffer;
 }
 
 /** The HTTPS application. Read top to bottom: what every request goes through, then the routes. */
 export const createHttpApp = (options: HttpAppOptions): Koa => {
-  const app = new Koa({ proxy: options.trustProxy });
+  const app = new Koa();
   const api = apiRoutes(options);
 
+  app.use(unreadUpload());
+  for (const middleware of options.instrumentation ?? []) app.use(middleware);
+  app.use(clientAddress(options.trustProxy));
   app.use(requestId());
   app.use(accessLog(options.logger));
-  app.use(errorBoundary(options.logger));
-  if (options.trustProxy) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
+  app.use(errorBoundary());
+  if (trustsAnyProxy(options.trustProxy)) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
   app.use(securityHeaders());
-  app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendData(ctx, { status: "ok" }) : next()));
-  app.use(auditRoutes({ run: options.run, logger: options.logger, operatorToken: options.operatorToken }).routes());
+  app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendSuccess(ctx, HealthResponse, { status: "ok" }) : next()));
+  app.use(auditRoutes({ run: options.run, operatorToken: options.operatorToken }).routes());
+  app.use(consoleRoutes({ run: options.run, logger: options.logger, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
   app.use(api.routes());
   app.use(async (ctx) => {
     const matched = api.match(ctx.path, ctx.method);
+    const [method, path] = [echo(ctx.method), echo(ctx.path)];
     if (matched.path.length > 0 && !matched.route) {
-      ctx.set("Allow", [...new Set(matched.path.flatMap((layer) => layer.methods))].join(", "));
-      return sendError(ctx, { status: 405, code: "METHOD_NOT_ALLOWED", message: `${ctx.method} is not allowed on ${ctx.path}.` });
+      return sendError(ctx, errorResponseOf(new MethodNotAllowed({ method, path, allow: [...new Set(matched.path.flatMap((layer) => layer.methods))] })));
     }
-    sendError(ctx, { status: 404, code: "NOT_FOUND", message: `No route for ${ctx.method} ${ctx.path}.` });
+    sendError(ctx, errorResponseOf(new NotFound({ message: `No route for ${method} ${path}.` })));
   });
   app.on("error", (error: unknown) => options.logger.warn({ err: error }, "connection error"));
   return app;

@@ -17,8 +17,20 @@ export const auditPaths = {
       security: [{ operator: [] }],
       parameters: [
         { name: "accountId", in: "path", required: true, schema: { type: "string" } },
-        { name: "from", in: "query", required: false, schema: { type: "string" }, description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive" },
-        { name: "to", in: "query", required: false, schema: { type: "string" }, description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time" },
+        {
+          name: "from",
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+          description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive",
+        },
+        {
+          name: "to",
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+          description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time",
+        },
       ],
       responses: {
         200: {
@@ -37,7 +49,10 @@ export const auditPaths = {
                       generatedAt: { type: "string", format: "date-time" },
                       range: { type: "object", properties: { from: nullableString, to: nullableString } },
                       periods: { type: "array", items: { type: "string", description: "YYYY-MM" } },
-                      account: { type: "object", properties: { email: { type: "string" }, name: { type: "string" }, plan: { type: "string" }, openedAt: { type: "string" } } },
+                      account: {
+                        type: "object",
+                        properties: { email: { type: "string" }, name: { type: "string" }, plan: { type: "string" }, openedAt: { type: "string" } },
+                      },
                       history: {
                         type: "array",
                         items: {
@@ -51,6 +66,11 @@ export const auditPaths = {
                             requestId: nullableString,
                             operation: nullableString,
                             period: nullableString,
+                            actor: {
+                              type: ["object", "null"],
+                              description:
+                                "who acted: { kind: api-key, keyId, accountId }, { kind: operator, tool: itsctl, user, host }, { kind: console, accountId, sessionId } or { kind: service, task }; null for events recorded before actors were",
+                            },
                           },
                         },
                       },
@@ -61,7 +81,10 @@ export const auditPaths = {
                       },
                       keys: {
                         type: "array",
-                        items: { type: "object", properties: { keyId: { type: "string" }, name: { type: "string" }, createdAt: { type: "string" }, revokedAt: nullableString } },
+                        items: {
+                          type: "object",
+                          properties: { keyId: { type: "string" }, name: { type: "string" }, createdAt: { type: "string" }, revokedAt: nullableString },
+                        },
                       },
                       verification: {
                         type: "object",
@@ -91,7 +114,10 @@ export const auditPaths = {
         400: { description: "INVALID_REQUEST: from or to is not a date", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
         401: { description: "UNAUTHORIZED: not the operator credential", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
         404: { description: "NOT_FOUND: no such account", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-        429: { description: "RATE_LIMIT_EXCEEDED: too many failed credentials from this address", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        429: {
+          description: "RATE_LIMIT_EXCEEDED: too many failed credentials from this address",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
       },
     },
   },

@@ -29,7 +29,7 @@ export const parseJsonBody = (raw: Buffer): unknown => {
   let text = "";
   let copied = 0;
   // Outside a string every quote opens one, so hopping from quote to quote walks the strings.
-  for (let open = raw.indexOf(QUOTE); open !== -1; ) {
+  for (let open = raw.indexOf(QUOTE); open !== -1;) {
     const close = closingQuote(raw, open);
     if (close === -1) break;
     if (close - open - 1 >= LONG_STRING_BYTES && isVerbatimValue(raw, open, close)) {

@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Middleware } from "koa";
+import { errorResponseOf } from "./error-response.ts";
+import { HttpsRequired } from "./http-errors.ts";
+import { errorBody } from "./respond.ts";
 
 /**
  * Plain HTTP only refuses (decisions.md): GET/HEAD are redirected (308) to the same path on
@@ -12,36 +15,38 @@ export interface Refusal {
   readonly body: string;
 }
 
-const HOSTNAME = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253})(?::\d{1,5})?$/;
+/** Where a refused GET goes: the same path under the public base URL, never a host the request names. */
+const redirectTarget = (url: string, publicBase: URL): string => {
+  const path = url.startsWith("/") ? url : `/${url}`;
+  return `${publicBase.origin}${publicBase.pathname.replace(/\/$/, "")}${path}`;
+};
 
-export const refusalFor = (method: string, hostHeader: string | undefined, url: string, httpsOrigin: URL): Refusal => {
+export const refusalFor = (method: string, url: string, publicBase: URL): Refusal => {
   if (method === "GET" || method === "HEAD") {
-    const hostname = HOSTNAME.exec(hostHeader ?? "")?.[1] ?? httpsOrigin.hostname;
-    const target = new URL(url.startsWith("/") ? url : `/${url}`, httpsOrigin);
-    target.hostname = hostname;
-    return { status: 308, headers: { Location: target.href, "Content-Type": "application/json" }, body: "" };
+    return { status: 308, headers: { Location: redirectTarget(url, publicBase), "Content-Type": "application/json" }, body: "" };
   }
-  return {
-    status: 403,
-    headers: { "Content-Type": "application/json; charset=utf-8" },
-    body: JSON.stringify({ success: false, error: { code: "HTTPS_REQUIRED", message: "This API is served over HTTPS only." } }),
-  };
+  const refused = errorResponseOf(new HttpsRequired());
+  return { status: 403, headers: { "Content-Type": "application/json; charset=utf-8" }, body: JSON.stringify(errorBody(refused)) };
 };
 
 /** The request handler of the plain-HTTP listener. */
-export const plainHttpHandler = (httpsOrigin: URL) => (req: IncomingMessage, res: ServerResponse) => {
-  const refusal = refusalFor(req.method ?? "GET", req.headers.host, req.url ?? "/", httpsOrigin);
+export const plainHttpHandler = (publicBase: URL) => (req: IncomingMessage, res: ServerResponse) => {
+  const refusal = refusalFor(req.method ?? "GET", req.url ?? "/", publicBase);
   // The body is never read: close the connection instead of draining it.
   res.writeHead(refusal.status, { ...refusal.headers, "X-Request-Id": randomUUID(), Connection: "close" });
   res.end(req.method === "HEAD" ? undefined : refusal.body);
 };
 
-/** Behind a TLS-terminating proxy: a request that reached the proxy over plain HTTP is refused the same way. */
-export const requireForwardedHttps = (httpsOrigin: URL): Middleware => async (ctx, next) => {
-  const proto = ctx.get("X-Forwarded-Proto").split(",")[0]?.trim().toLowerCase();
-  if (proto === "https") return next();
-  const refusal = refusalFor(ctx.method, ctx.get("Host"), ctx.url, httpsOrigin);
-  ctx.status = refusal.status;
-  ctx.set(refusal.headers);
-  ctx.body = refusal.body === "" ? "" : JSON.parse(refusal.body);
-};
+/**
+ * Behind a TLS-terminating proxy: a request that reached the proxy over plain HTTP is refused the
+ * same way. The protocol is the trusted proxy's entry (see client-address.ts), not the client's.
+ */
+export const requireForwardedHttps =
+  (publicBase: URL): Middleware =>
+  async (ctx, next) => {
+    if (ctx.state.forwardedProtocol === "https") return next();
+    const refusal = refusalFor(ctx.method, ctx.url, publicBase);
+    ctx.status = refusal.status;
+    ctx.set(refusal.headers);
+    ctx.body = refusal.body === "" ? "" : JSON.parse(refusal.body);
+  };

@@ -1,5 +1,6 @@
 import { Effect, Result, Schema, SchemaIssue } from "effect";
 import { InvalidRequest } from "../../application/errors.ts";
+import { echo } from "../../domain/echo.ts";
 
 /** Decodes a request body with its Schema; every offending field is named in `error.details`. */
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1();
@@ -8,8 +9,8 @@ export const decodeBody = <S extends Schema.Decoder<unknown>>(schema: S, body: u
   const decoded = Schema.decodeUnknownResult(schema)(body ?? {}, { errors: "all" });
   if (Result.isSuccess(decoded)) return Effect.succeed(decoded.success);
   const details = formatIssues(decoded.failure.issue).issues.map((issue) => ({
-    path: (issue.path ?? []).map(String).join(".") || "body",
-    message: issue.message,
+    path: echo((issue.path ?? []).map(String).join(".") || "body"),
+    message: echo(issue.message, 256),
   }));
   const message = `Invalid request body: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")}`;
   return Effect.fail(new InvalidRequest({ message, details }));

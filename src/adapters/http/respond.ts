@@ -1,17 +1,40 @@
+import { Cause, Schema } from "effect";
 import type { Context } from "koa";
-import type { ErrorResponse } from "./error-response.ts";
+import { type ErrorResponse, errorResponseOfCause } from "./error-response.ts";
+import type {} from "./request-state.ts";
+import { ErrorBody } from "./response-schemas.ts";
 
-/** The two envelopes of the API (decisions.md): success with data, or the spec 2.5 error body. */
-export const sendData = (ctx: Context, data: unknown): void => {
+/**
+ * The two envelopes of the API (decisions.md), always encoded through their Schemas: a value that
+ * does not fit its documented shape fails here (a 500 with its cause logged), never reaches a client.
+ */
+export type SuccessSchema<D> = Schema.Codec<{ readonly success: true; readonly data: D }, unknown>;
+
+/** One encoder per operation, made on its first response. */
+const encoders = new WeakMap<SuccessSchema<never>, (value: unknown) => unknown>();
+
+export const sendSuccess = <D>(ctx: Context, schema: SuccessSchema<D>, data: D): void => {
+  let encode = encoders.get(schema as SuccessSchema<never>);
+  if (encode === undefined) encoders.set(schema as SuccessSchema<never>, (encode = Schema.encodeSync(schema) as (value: unknown) => unknown));
+  ctx.body = encode({ success: true, data });
   ctx.status = 200;
-  ctx.body = { success: true, data };
 };
 
-export const sendError = (ctx: Context, error: ErrorResponse): void => {
+const encodeError = Schema.encodeSync(ErrorBody(undefined));
+
+/** The error body of spec 2.5 for a cataloged response. */
+export const errorBody = (error: ErrorResponse) =>
+  encodeError({ success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+
+const describeCause = (cause: unknown): string =>
+  Cause.isCause(cause) ? Cause.pretty(cause) : cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
+
+export const sendError = (ctx: Context, error: ErrorResponse, cause?: unknown): void => {
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
-  ctx.body = {
-    success: false,
-    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
-  };
+  ctx.body = errorBody(error);
+  ctx.state.failure = { code: error.code, ...(error.status >= 500 && cause !== undefined ? { cause: describeCause(cause) } : {}) };
 };
+
+/** A failed use case: its typed failure's response, or 500 with the cause kept for the log. */
+export const sendFailure = (ctx: Context, cause: Cause.Cause<unknown>): void => sendError(ctx, errorResponseOfCause(cause), cause);

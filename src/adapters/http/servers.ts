@@ -2,14 +2,21 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type Koa from "koa";
+import { holdsBody } from "./expect-continue.ts";
 import { plainHttpHandler } from "./plain-http-refusal.ts";
+import { defaultPublicBaseUrl } from "./public-base-url.ts";
 import type { TlsCredentials } from "./tls-credentials.ts";
 
 export interface RunningServers {
   readonly publicBaseUrl: string;
   readonly httpsPort: number;
   readonly httpPort: number;
-  readonly close: () => Promise<void>;
+  /**
+   * Graceful stop: from now on every new request gets 503 (with `Connection: close`); resolves when
+   * the requests already admitted have been answered, or at `graceMs` (whatever is still running
+   * then is cut), and the listeners are closed.
+   */
+  readonly drain: (graceMs: number) => Promise<void>;
 }
 
 const listen = (server: http.Server | https.Server, port: number, host: string) =>
@@ -24,6 +31,30 @@ const closeServer = (server: http.Server | https.Server) =>
     server.closeIdleConnections();
   });
 
+/**
+ * A request that arrives while the service stops: a load balancer sends it (and the next ones)
+ * elsewhere. It is answered once its body is read (and dropped): a connection closed on an unread
+ * upload is reset, and the client would see a lost connection instead of the 503. (Unlike
+ * answer-before-body.ts, the answer waits: a keep-alive client that reads a 503 with
+ * `Connection: close` while still sending loses the requests it queued on that connection.)
+ */
+const refuseWhileDraining = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const body = JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "This instance is shutting down; retry on another." } });
+  const answer = () => {
+    res.writeHead(503, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": Buffer.byteLength(body),
+      "Retry-After": "1",
+      Connection: "close",
+    });
+    res.end(body);
+  };
+  // A client that waits for 100 Continue holds its body: it is refused from its headers.
+  if (req.complete || holdsBody(req)) return answer();
+  req.once("end", answer);
+  req.resume();
+};
+
 /** The HTTPS listener serving the app, and the plain-HTTP one that only refuses. */
 export const startServers = async (options: {
   /** Builds the app once the public base URL is known (it depends on the port actually bound). */
@@ -33,16 +64,36 @@ export const startServers = async (options: {
   readonly port: number;
   readonly httpPort: number;
   readonly publicBaseUrl: string | undefined;
+  readonly maxConnections: number;
+  readonly tlsHandshakeTimeoutMs: number;
 }): Promise<RunningServers> => {
-  const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key, minVersion: "TLSv1.2" });
+  const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key, minVersion: "TLSv1.2", handshakeTimeout: options.tlsHandshakeTimeoutMs });
+  // Sockets are a finite resource: past the cap a new connection is closed at once instead of starving the rest.
+  secure.maxConnections = options.maxConnections;
   // Bounded slowloris exposure: headers within 20 s, a whole request (large images) within 2 min.
   secure.headersTimeout = 20_000;
   secure.requestTimeout = 120_000;
   secure.keepAliveTimeout = 10_000;
   const httpsPort = await listen(secure, options.port, options.host);
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host === "0.0.0.0" ? "localhost" : options.host;
-  const publicBaseUrl = options.publicBaseUrl ?? `https://${host}:${httpsPort}`;
-  secure.on("request", options.makeApp(publicBaseUrl).callback());
+  const publicBaseUrl = options.publicBaseUrl ?? defaultPublicBaseUrl(options.host, httpsPort);
+  const app = options.makeApp(publicBaseUrl).callback();
+  let draining = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Refusals count too: the drain waits until they are answered.
+    inFlight += 1;
+    res.once("close", () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+    if (draining) return refuseWhileDraining(req, res);
+    void app(req, res);
+  };
+  secure.on("request", handle);
+  // `Expect: 100-continue` is not answered here: the app sends 100 when it is about to read the
+  // body (expect-continue.ts), so a refusal comes before the client sends it.
+  secure.on("checkContinue", handle);
   const plain = http.createServer(plainHttpHandler(new URL(publicBaseUrl)));
   plain.headersTimeout = 10_000;
   plain.requestTimeout = 10_000;
@@ -51,8 +102,19 @@ export const startServers = async (options: {
     publicBaseUrl,
     httpsPort,
     httpPort,
-    close: async () => {
-      await Promise.all([closeServer(secure), closeServer(plain)]);
+    drain: async (graceMs) => {
+      draining = true;
+      const plainClosed = closeServer(plain);
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, graceMs).unref();
+        });
+      }
+      const secureClosed = closeServer(secure);
+      // Whatever is left is idle keep-alive connections (or work past the grace period).
+      secure.closeAllConnections();
+      await Promise.all([secureClosed, plainClosed]);
     },
   };
 };

@@ -50,19 +50,13 @@ const isTimeout = (cause: unknown) => cause instanceof Error && /timeout/i.test(
  * animation, and converts CMYK, 16-bit, palette and grey inputs to 8-bit sRGB before any colour
  * step runs. Only templates with person-mask steps call the segmenter.
  */
-export const makeSharpImageEngine = (
-  segmenter: PersonSegmenterShape,
-  options: SharpImageEngineOptions = {},
-): ImageEngineShape => {
+export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: SharpImageEngineOptions = {}): ImageEngineShape => {
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   const timeoutSeconds = options.pipelineTimeoutSeconds ?? 30;
   const handlers = stepHandlers<MaskError>();
 
   /** Runs a libvips pipeline; a timeout is EngineTimeout, any other failure means what `otherwise` says. */
-  const execute = <A, E>(
-    run: () => Promise<A>,
-    otherwise: (cause: unknown) => Effect.Effect<never, E>,
-  ): Effect.Effect<A, E | EngineTimeout> =>
+  const execute = <A, E>(run: () => Promise<A>, otherwise: (cause: unknown) => Effect.Effect<never, E>): Effect.Effect<A, E | EngineTimeout> =>
     Effect.tryPromise({ try: run, catch: (cause) => cause }).pipe(
       Effect.catch((cause): Effect.Effect<never, E | EngineTimeout> =>
         isTimeout(cause) ? Effect.fail(new EngineTimeout({ deadlineMs: timeoutSeconds * 1000 })) : otherwise(cause),
@@ -70,11 +64,7 @@ export const makeSharpImageEngine = (
     );
 
   const toRaster = (image: Sharp) => async (): Promise<Raster> => {
-    const { data, info } = await image
-      .timeout({ seconds: timeoutSeconds })
-      .toColourspace("srgb")
-      .raw({ depth: "uchar" })
-      .toBuffer({ resolveWithObject: true });
+    const { data, info } = await image.timeout({ seconds: timeoutSeconds }).toColourspace("srgb").raw({ depth: "uchar" }).toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, channels: info.channels };
   };
 

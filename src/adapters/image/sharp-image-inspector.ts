@@ -73,5 +73,4 @@ export const makeSharpImageInspector = (options: SharpImageInspectorOptions = {}
 
 const megapixels = (pixels: number): string => String(Number((pixels / 1_000_000).toFixed(2)));
 
-export const sharpImageInspectorLayer = (options: SharpImageInspectorOptions = {}) =>
-  Layer.succeed(ImageInspector)(makeSharpImageInspector(options));
+export const sharpImageInspectorLayer = (options: SharpImageInspectorOptions = {}) => Layer.succeed(ImageInspector)(makeSharpImageInspector(options));

@@ -36,8 +36,7 @@ export interface StepHandler<S extends TemplateStep, E> {
 
 export type StepHandlers<E> = { readonly [Op in TemplateStep["op"]]: StepHandler<Extract<TemplateStep, { op: Op }>, E> };
 
-export const open = (raster: Raster): Sharp =>
-  sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } });
+export const open = (raster: Raster): Sharp => sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } });
 
 const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
 
@@ -121,13 +120,13 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
         const radius = step.radius * Math.min(width, height);
         return image
           .ensureAlpha()
-          .composite([{ input: svg(width, height, `<rect width="${width}" height="${height}" rx="${radius}" ry="${radius}" fill="#fff"/>`), blend: "dest-in" }]);
+          .composite([
+            { input: svg(width, height, `<rect width="${width}" height="${height}" rx="${radius}" ry="${radius}" fill="#fff"/>`), blend: "dest-in" },
+          ]);
       }),
     },
     extend: {
-      run: pure((image, step) =>
-        image.extend({ top: step.top, right: step.right, bottom: step.bottom, left: step.left, background: step.colour }),
-      ),
+      run: pure((image, step) => image.extend({ top: step.top, right: step.right, bottom: step.bottom, left: step.left, background: step.colour })),
       reshapes: () => true,
     },
     dropShadow: {
@@ -164,9 +163,9 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
         Effect.gen(function* () {
           const mask = yield* context.personMask(input);
           const person = yield* toBuffer(yield* withMask(input, mask));
-          return open(input).blur(step.sigma).composite([
-            { input: person.data, raw: { width: input.width, height: input.height, channels: 4 } },
-          ]);
+          return open(input)
+            .blur(step.sigma)
+            .composite([{ input: person.data, raw: { width: input.width, height: input.height, channels: 4 } }]);
         }),
     },
   };

@@ -5,14 +5,11 @@ import type { ImageFormat } from "../../ports/image.ts";
  * the allow-list, so a file cannot reach a vector, document or scriptable loader by lying about
  * its type.
  */
-export type Sniffed =
-  | { readonly accepted: true; readonly format: ImageFormat }
-  | { readonly accepted: false; readonly message: string };
+export type Sniffed = { readonly accepted: true; readonly format: ImageFormat } | { readonly accepted: false; readonly message: string };
 
 const ACCEPTED = "accepted formats: JPEG, PNG, WebP, AVIF, GIF, TIFF";
 
-const ascii = (bytes: Uint8Array, from: number, to: number): string =>
-  String.fromCharCode(...bytes.subarray(from, Math.min(to, bytes.length)));
+const ascii = (bytes: Uint8Array, from: number, to: number): string => String.fromCharCode(...bytes.subarray(from, Math.min(to, bytes.length)));
 
 const startsWith = (bytes: Uint8Array, signature: ReadonlyArray<number>, at = 0): boolean =>
   bytes.length >= at + signature.length && signature.every((b, i) => bytes[at + i] === b);
@@ -43,7 +40,10 @@ export const sniffImageFormat = (bytes: Uint8Array): Sniffed => {
   if (brands.length > 0) return refused(`HEIC/HEIF and other ISO media files (brand "${brands[0]}") are not supported`);
 
   // Name the common refusals, so that a client knows what it sent.
-  const head = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 512)).replace(/^\uFEFF/, "").trimStart();
+  const head = new TextDecoder("utf-8", { fatal: false })
+    .decode(bytes.subarray(0, 512))
+    .replace(/^\uFEFF/, "")
+    .trimStart();
   if (head.startsWith("<")) return refused("SVG and other XML/HTML documents are not accepted (vector and scriptable formats are refused)");
   if (head.startsWith("%PDF")) return refused("PDF documents are not accepted");
   if (head.startsWith("%!")) return refused("PostScript documents are not accepted");

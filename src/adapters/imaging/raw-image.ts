@@ -20,7 +20,13 @@ export const decodeRaw = async (bytes: Uint8Array, alpha: boolean, maxSide?: num
 };
 
 /** Resizes raw pixels (any channel count) to an exact size, stretching. */
-export const resizeRaw = async (data: Uint8Array, width: number, height: number, channels: 1 | 3 | 4, to: { width: number; height: number }): Promise<Uint8Array> => {
+export const resizeRaw = async (
+  data: Uint8Array,
+  width: number,
+  height: number,
+  channels: 1 | 3 | 4,
+  to: { width: number; height: number },
+): Promise<Uint8Array> => {
   const resized = sharp(data, { raw: { width, height, channels } }).resize(to.width, to.height, { fit: "fill", kernel: "linear" });
   // sharp widens single-channel raw input to sRGB unless told to keep one band.
   const out = await (channels === 1 ? resized.extractChannel(0) : resized).raw().toBuffer();

@@ -37,7 +37,11 @@ export const MOVENET_LIGHTNING_JSON: PackagedModelFile = {
   origin: "Google MoveNet SinglePose Lightning v4, converted to a TensorFlow.js graph model by the package",
 };
 
-export const MOVENET_LIGHTNING_BIN: PackagedModelFile = { ...MOVENET_LIGHTNING_JSON, path: "models/movenet-lightning.bin", sha256: "bf97bc10d9c8a11200b0190ed64ce039b6252f1aff7cb552aca99b3d191c2f34" };
+export const MOVENET_LIGHTNING_BIN: PackagedModelFile = {
+  ...MOVENET_LIGHTNING_JSON,
+  path: "models/movenet-lightning.bin",
+  sha256: "bf97bc10d9c8a11200b0190ed64ce039b6252f1aff7cb552aca99b3d191c2f34",
+};
 
 const require = createRequire(import.meta.url);
 

@@ -1,10 +1,11 @@
-import { AckPolicy, DeliverPolicy, type JsMsg, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { nanos } from "@nats-io/transport-node";
-import { Effect, Layer, Option } from "effect";
-import { EventBus, type EventBusShape, eventCategory, type Subscription } from "../../ports/event-bus.ts";
+import { Effect, Layer, Option, Result } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
+import { type BusMessage, EventBus, type EventBusShape, eventCategory, type Subscription } from "../../ports/event-bus.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";
+import { decodeBusEvent } from "./bus-event-message.ts";
 import { compareAndSwap } from "./kv-compare-and-swap.ts";
 import { NatsClient } from "./nats-connection.ts";
 import { natsNames, natsToken } from "./nats-names.ts";
@@ -12,6 +13,12 @@ import { natsNames, natsToken } from "./nats-names.ts";
 export interface JetStreamEventBusOptions {
   /** Names the stream, subjects and buckets (see natsNames). */
   readonly namespace: string;
+  /**
+   * The identity of the event store whose events this bus carries (see store-identity.ts). The
+   * stream, its consumers and the forwarder's checkpoint belong to one store: a stream found
+   * holding another store's events is emptied and taken over, never read as this store's.
+   */
+  readonly storeIdentity: string;
   /** How long JetStream remembers an event id (Nats-Msg-Id) to drop a repeat. */
   readonly duplicateWindowMs?: number;
   /** An unacknowledged event is handed over again after this long (a consumer that died mid-event). */
@@ -34,8 +41,14 @@ const isNotFound = (error: unknown) =>
  * as Nats-Msg-Id, into one file-backed stream, so they keep their order and a repeat within the
  * duplicate window is dropped. Durable pull consumers hand over one event at a time
  * (max_ack_pending 1): consumers sharing a durable, in several processes, still apply events in
- * order. The forwarder's checkpoint is a KV entry named after the stream's creation time, so a
- * stream made anew (deleted by hand) starts without one.
+ * order. The forwarder's checkpoint is a KV entry named after the stream's creation time and the
+ * store, so a stream made anew (deleted by hand) or taken over by another store starts without one.
+ *
+ * A stream outlives a store: a database reset, a second environment or a migrated store under the
+ * same NATS_NAMESPACE meets the stream, consumers and checkpoint an earlier store left. So the
+ * stream's owner (a store identity) is recorded in the checkpoint bucket; a bus opened for another
+ * store logs both identities, empties the stream and deletes its consumers before it uses it.
+ * Nothing is lost by that: the bus only notifies, the store is the truth (see projection-runner).
  */
 export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
   Layer.effect(EventBus)(
@@ -73,9 +86,54 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
         },
         catch: unavailable("event stream"),
       });
-      // The checkpoint belongs to one incarnation of the stream: set by publishedThrough.
+      const storeToken = natsToken(options.storeIdentity);
+      const incarnation = (created: string) => String(Date.parse(created));
+
+      /**
+       * Makes this store the owner of the stream's current incarnation. An owner that is another
+       * store, or none while the stream holds messages (written before owners were recorded), is
+       * replaced: of several processes of this store starting at once, the one whose swap wins
+       * empties the stream and deletes the consumers, before anything of this store is on it.
+       */
+      const claimStream = async (): Promise<{ readonly created: string; readonly tookOver?: { readonly from: string; readonly purged: number } }> => {
+        const created = await ensureStream();
+        const ownerKey = `owner.${incarnation(created)}`;
+        const messages = (await nats.manager.streams.info(stream)).state.messages;
+        const previous = await compareAndSwap(checkpoints, ownerKey, (current) => ({
+          write: current === options.storeIdentity ? undefined : options.storeIdentity,
+          result: current,
+        }));
+        if (previous === options.storeIdentity || (previous === undefined && messages === 0)) return { created };
+        const { purged } = await nats.manager.streams.purge(stream);
+        for await (const consumer of nats.manager.consumers.list(stream)) {
+          await nats.manager.consumers.delete(stream, consumer.name).catch((error: unknown) => {
+            if (!isNotFound(error)) throw error;
+          });
+        }
+        // Checkpoints of other stores would never be read again: they go too.
+        for await (const key of await checkpoints.keys("published-through.>")) {
+          if (!key.endsWith(`.${storeToken}`)) await checkpoints.purge(key);
+        }
+        return { created, tookOver: { from: previous ?? "(not recorded: written before stores were named)", purged } };
+      };
+
+      /** Claims the stream (see claimStream) and says so when it was another store's; returns its creation time. */
+      const claim = Effect.tryPromise({ try: claimStream, catch: unavailable("event stream") }).pipe(
+        Effect.tap(({ tookOver }) =>
+          tookOver === undefined
+            ? Effect.void
+            : Effect.logWarning(
+                `NATS stream ${stream} (namespace ${options.namespace}) held the events of store ${tookOver.from}, but this service's event store is ${options.storeIdentity}: ` +
+                  `that store's stream contents (${tookOver.purged} messages), durable consumers and forwarder checkpoint are not this store's. ` +
+                  `Emptied the stream and deleted its consumers; this store's events are published again from its own beginning.`,
+              ),
+        ),
+        Effect.map(({ created }) => created),
+      );
+      yield* claim;
+      // The checkpoint belongs to one incarnation of the stream and one store: set by publishedThrough.
       let checkpointKey: string | undefined;
-      const keyOfStream = (created: string) => `published-through.${Date.parse(created)}`;
+      const keyOfStream = (created: string) => `published-through.${incarnation(created)}.${storeToken}`;
 
       const ensureConsumer = async (subscription: Subscription): Promise<string> => {
         const durable = natsToken(subscription.durable);
@@ -92,19 +150,17 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
         return durable;
       };
 
-      const deliver = <E, R>(message: JsMsg, handle: (event: RecordedEvent) => Effect.Effect<void, E, R>) =>
+      const deliver = <E, R>(message: JsMsg, handle: (event: RecordedEvent, message: BusMessage) => Effect.Effect<void, E, R>) =>
         Effect.gen(function* () {
-          let event: RecordedEvent;
-          try {
-            event = message.json<RecordedEvent>();
-          } catch (cause) {
+          const event = decodeBusEvent(message.string());
+          if (Result.isFailure(event)) {
             // Not ours: nothing would ever read it; dropping it keeps the durable moving.
-            yield* Effect.logError(`undecodable message ${message.seq} on ${message.subject}; terminated`, cause);
+            yield* Effect.logWarning(`dropped bus message: subject ${message.subject}, sequence ${message.seq}: ${event.failure}; terminated`);
             message.term();
             return;
           }
           // An event in hand when the consumer stops stays unacknowledged: it comes again after the ack wait.
-          const exit = yield* Effect.exit(handle(event));
+          const exit = yield* Effect.exit(handle(event.success, { subject: message.subject, sequence: message.seq }));
           if (exit._tag === "Success") {
             message.ack();
             return;
@@ -159,14 +215,19 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
             catch: unavailable("delete consumer"),
           }),
 
-        publishedThrough: Effect.tryPromise({
-          try: async () => {
-            checkpointKey = keyOfStream(await ensureStream());
-            const entry = await checkpoints.get(checkpointKey);
-            return entry !== null && entry.operation === "PUT" ? Option.some(Number(entry.string())) : Option.none<number>();
-          },
-          catch: unavailable("forwarder checkpoint"),
-        }),
+        // The forwarder reads it at every (re)start: the stream is claimed again then, in case another store took it meanwhile.
+        publishedThrough: claim.pipe(
+          Effect.flatMap((created) =>
+            Effect.tryPromise({
+              try: async () => {
+                checkpointKey = keyOfStream(created);
+                const entry = await checkpoints.get(checkpointKey);
+                return entry !== null && entry.operation === "PUT" ? Option.some(Number(entry.string())) : Option.none<number>();
+              },
+              catch: unavailable("forwarder checkpoint"),
+            }),
+          ),
+        ),
 
         markPublishedThrough: (position) =>
           Effect.tryPromise({

@@ -18,12 +18,7 @@ const isWrongRevision = (error: unknown) =>
  * entry's revision); when someone did, read and decide again. Several processes may race on one
  * key: exactly one write per revision wins, so no decision is based on a stale value.
  */
-export const compareAndSwap = async <A>(
-  kv: KV,
-  key: string,
-  decide: (current: string | undefined) => SwapDecision<A>,
-  maxAttempts = 100,
-): Promise<A> => {
+export const compareAndSwap = async <A>(kv: KV, key: string, decide: (current: string | undefined) => SwapDecision<A>, maxAttempts = 100): Promise<A> => {
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const entry = await kv.get(key);
     const live = entry !== null && entry.operation === "PUT";

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect";
-import { takeToken, type BucketState } from "../../domain/token-bucket.ts";
+import type { RatePolicy } from "../../domain/plan.ts";
+import { type BucketState, takeToken } from "../../domain/token-bucket.ts";
 import { Clock } from "../../ports/clock.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { RateLimiter } from "../../ports/rate-limiter.ts";
@@ -34,15 +35,23 @@ export const kvRateLimiterLayer = (options: KvRateLimiterOptions) =>
         try: () => nats.kv.create(natsNames(options.namespace).rateLimitBucket, { history: 1, ttl: options.idleTtlMs ?? 24 * 60 * 60_000 }),
         catch: (cause) => new DependencyUnavailable({ dependency: "nats: rate-limit bucket", cause }),
       });
+      const decide = (current: string | undefined, policy: RatePolicy) =>
+        takeToken(current === undefined ? undefined : (JSON.parse(current) as BucketState), policy, clock.now().getTime());
+      const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "nats: rate limiter", cause });
       return {
         take: (bucketKey, policy) =>
           Effect.tryPromise({
             try: () =>
               compareAndSwap(bucket, kvKey(bucketKey), (current) => {
-                const decision = takeToken(current === undefined ? undefined : (JSON.parse(current) as BucketState), policy, clock.now().getTime());
+                const decision = decide(current, policy);
                 return { write: decision.allowed ? JSON.stringify(decision.state) : undefined, result: decision };
               }),
-            catch: (cause) => new DependencyUnavailable({ dependency: "nats: rate limiter", cause }),
+            catch: unavailable,
+          }),
+        peek: (bucketKey, policy) =>
+          Effect.tryPromise({
+            try: () => compareAndSwap(bucket, kvKey(bucketKey), (current) => ({ write: undefined, result: decide(current, policy) })),
+            catch: unavailable,
           }),
       };
     }),

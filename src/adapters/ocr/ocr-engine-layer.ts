@@ -5,9 +5,7 @@ import { PaddleOcrEngine, type PaddleOcrEngineOptions } from "./paddle/paddle-oc
 import { TesseractOcrEngine, type TesseractOcrEngineOptions } from "./tesseract/tesseract-ocr-engine.ts";
 
 /** The OCR engine named by configuration: tesseract.js (default, all languages) or PaddleOCR (eng, chi_sim). */
-export type OcrEngineChoice =
-  | ({ readonly engine: "tesseract" } & TesseractOcrEngineOptions)
-  | ({ readonly engine: "paddle" } & PaddleOcrEngineOptions);
+export type OcrEngineChoice = ({ readonly engine: "tesseract" } & TesseractOcrEngineOptions) | ({ readonly engine: "paddle" } & PaddleOcrEngineOptions);
 
 export const ocrEngineNames = ["tesseract", "paddle"] as const;
 

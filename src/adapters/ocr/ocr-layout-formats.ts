@@ -1,4 +1,4 @@
-import type { OcrBlock, OcrBox, OcrLanguage } from "../../ports/ocr-engine.ts";
+import { type OcrBlock, type OcrBox, ocrLanguageCatalogue } from "../../ports/ocr-engine.ts";
 
 /**
  * hOCR and TSV written from the engine-neutral layout, so that every engine gives the same
@@ -10,8 +10,11 @@ import type { OcrBlock, OcrBox, OcrLanguage } from "../../ports/ocr-engine.ts";
 interface Page {
   readonly width: number;
   readonly height: number;
-  readonly language: OcrLanguage;
+  /** As the result names it: `eng`, or `eng+deu`, whose first language is the page's. */
+  readonly language: string;
 }
+
+const rightToLeft: ReadonlySet<string> = new Set(["Arabic", "Hebrew"]);
 
 const tsvHeader = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext";
 
@@ -36,17 +39,20 @@ const escapeXml = (text: string) =>
 const bbox = (box: OcrBox) => `bbox ${box.x0} ${box.y0} ${box.x1} ${box.y1}`;
 
 export const toHocr = (blocks: ReadonlyArray<OcrBlock>, page: Page): string => {
-  const rtl = page.language === "ara";
+  const language = page.language.split("+")[0] ?? page.language;
+  const script = Object.hasOwn(ocrLanguageCatalogue, language) ? ocrLanguageCatalogue[language as keyof typeof ocrLanguageCatalogue].script : "";
+  const rtl = rightToLeft.has(script);
   const out = [`<div class='ocr_page' id='page_1' title='${bbox({ x0: 0, y0: 0, x1: page.width, y1: page.height })}; ppageno 0'>`];
   let wordId = 0;
   blocks.forEach((block, b) => {
     out.push(
       ` <div class='ocr_carea' id='block_1_${b + 1}' title="${bbox(block.bbox)}">`,
-      `  <p class='ocr_par' id='par_1_${b + 1}' lang='${page.language}'${rtl ? " dir='rtl'" : ""} title="${bbox(block.bbox)}">`,
+      `  <p class='ocr_par' id='par_1_${b + 1}' lang='${language}'${rtl ? " dir='rtl'" : ""} title="${bbox(block.bbox)}">`,
     );
     block.lines.forEach((line, l) => {
       const words = line.words.map(
-        (word) => `<span class='ocrx_word' id='word_1_${++wordId}' title='${bbox(word.bbox)}; x_wconf ${Math.round(word.confidence)}'>${escapeXml(word.text)}</span>`,
+        (word) =>
+          `<span class='ocrx_word' id='word_1_${++wordId}' title='${bbox(word.bbox)}; x_wconf ${Math.round(word.confidence)}'>${escapeXml(word.text)}</span>`,
       );
       out.push(`   <span class='ocr_line' id='line_1_${b + 1}_${l + 1}' title="${bbox(line.bbox)}">${words.join(" ")}</span>`);
     });

@@ -1,39 +1,51 @@
-import type { OcrLanguage } from "../../ports/ocr-engine.ts";
+import { type OcrLanguage, type OcrScript, ocrLanguageCatalogue } from "../../ports/ocr-languages.ts";
 
 /**
- * Writing systems of the languages offered. "auto" first settles the script (which model can
- * read the page at all), then, within Latin, the language.
+ * What "auto" does with the script Tesseract's OSD names: which offered languages to read the
+ * page with. A script several languages share is read with each of its usual ones and the best
+ * reading kept (Han: simplified or traditional Chinese, or Japanese); Latin is read in English
+ * and then identified from its words, since dozens of languages share it.
  */
-export type OcrScript = "Latin" | "Han" | "Japanese" | "Arabic";
-
-export const scriptOfLanguage: Record<OcrLanguage, OcrScript> = {
-  eng: "Latin",
-  deu: "Latin",
-  fra: "Latin",
-  spa: "Latin",
-  ita: "Latin",
-  por: "Latin",
-  nld: "Latin",
-  chi_sim: "Han",
-  jpn: "Japanese",
-  ara: "Arabic",
+const candidatesByScript: Partial<Record<OcrScript, ReadonlyArray<OcrLanguage>>> = {
+  Latin: ["eng"],
+  Han: ["chi_sim", "chi_tra", "jpn"],
+  Japanese: ["jpn", "chi_tra"],
+  Cyrillic: ["ukr", "bul", "srp", "bel"],
+  Devanagari: ["hin", "mar", "nep"],
+  Arabic: ["ara", "fas", "urd"],
+  Bengali: ["ben", "asm"],
+  Hebrew: ["heb", "yid"],
 };
 
-/** Tesseract OSD names a script per page; kana (and Japanese Han) mean Japanese, Fraktur is Latin. */
+export const scriptOfLanguage = (language: OcrLanguage): OcrScript => ocrLanguageCatalogue[language].script;
+
+/** The offered languages "auto" reads a page of `script` with, most likely first. */
+export const autoCandidates = (script: OcrScript, offered: ReadonlyArray<OcrLanguage>): ReadonlyArray<OcrLanguage> => {
+  const preferred = candidatesByScript[script];
+  const fallback = offered.filter((language) => scriptOfLanguage(language) === script).slice(0, 1);
+  const candidates = preferred?.filter((language) => offered.includes(language)) ?? [];
+  return candidates.length > 0 ? candidates : fallback;
+};
+
+/** Tesseract OSD names a script per page; kana mean Japanese, Fraktur is Latin, vertical Han is Han. */
 export const scriptOfOsdName = (name: string | null): OcrScript | undefined => {
   switch (name) {
-    case "Latin":
+    case null:
+      return undefined;
     case "Fraktur":
+    case "Vietnamese":
       return "Latin";
-    case "Han":
+    case "Han_vert":
       return "Han";
-    case "Japanese":
     case "Hiragana":
     case "Katakana":
+    case "Japanese_vert":
       return "Japanese";
-    case "Arabic":
-      return "Arabic";
+    case "Hangul_vert":
+      return "Hangul";
     default:
-      return undefined;
+      return osdScripts.has(name) ? (name as OcrScript) : undefined;
   }
 };
+
+const osdScripts: ReadonlySet<string> = new Set(Object.values(ocrLanguageCatalogue).map((entry) => entry.script));

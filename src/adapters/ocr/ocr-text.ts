@@ -4,7 +4,8 @@
  * "" rather than stray whitespace when nothing was read.
  */
 const cjk = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef`;
-const blankNextToCjk = new RegExp(String.raw`(?<=[${cjk}]) +| +(?=[${cjk}])`, "gu");
+// A run of blanks is only entered at its first blank, so a long run costs its length, not its square.
+const blankNextToCjk = new RegExp(String.raw`(?<=[${cjk}]) +|(?<! ) +(?=[${cjk}])`, "gu");
 
 export const tidyOcrText = (text: string): string =>
   text

@@ -1,12 +1,14 @@
 import { Effect } from "effect";
-import { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../ports/errors.ts";
+import { DependencyUnavailable, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../ports/errors.ts";
 import type { OcrEngineShape, OcrLanguage, OcrRequest, OcrResult } from "../../ports/ocr-engine.ts";
-import { BoundedWorkQueue, DeadlineExceeded, QueueFull } from "./bounded-work-queue.ts";
+import { makeEngineCapacity } from "../engine-capacity.ts";
 import { ImageUnreadable } from "./ocr-image-preparation.ts";
 
 /**
  * What every OCR engine does around its own recognition: refuse a language it does not read,
- * run behind a bounded queue with a deadline, and report failures as the port's errors.
+ * run behind the engine capacity shared by all engines' design (slots, bounded waiting line,
+ * deadline), and report failures as the port's errors. The recognition's own signal also fires
+ * at the deadline, so that a worker still busy then is stopped and its slot freed.
  */
 export const queuedRecognizer = (options: {
   readonly dependency: string;
@@ -16,18 +18,29 @@ export const queuedRecognizer = (options: {
   readonly deadlineMs: number;
   readonly recognizeOnce: (request: OcrRequest, signal: AbortSignal) => Promise<OcrResult>;
 }): OcrEngineShape => {
-  const queue = new BoundedWorkQueue({ concurrency: options.workers, maxQueued: options.maxQueued, deadlineMs: options.deadlineMs });
+  const capacity = makeEngineCapacity({ concurrency: options.workers, maxQueue: options.maxQueued, deadlineMs: options.deadlineMs });
+  const deadlineExceeded = new EngineTimeout({ deadlineMs: options.deadlineMs });
   const portError = (error: unknown) => {
-    if (error instanceof QueueFull) return new EngineBusy({ retryAfterSeconds: 1 + Math.floor(queue.queued / options.workers) });
-    if (error instanceof DeadlineExceeded) return new EngineTimeout({ deadlineMs: options.deadlineMs });
+    if (error === deadlineExceeded) return deadlineExceeded;
     if (error instanceof ImageUnreadable) return new InvalidImage({ message: "the image could not be decoded" });
     return new DependencyUnavailable({ dependency: options.dependency, cause: error });
   };
+  const recognize = (request: OcrRequest) =>
+    Effect.tryPromise({
+      try: (signal) => {
+        const deadline = new AbortController();
+        const timer = setTimeout(() => deadline.abort(deadlineExceeded), options.deadlineMs);
+        return options.recognizeOnce(request, AbortSignal.any([signal, deadline.signal])).finally(() => clearTimeout(timer));
+      },
+      catch: portError,
+    });
   return {
     languages: options.languages,
-    recognize: (request) =>
-      request.language !== "auto" && !options.languages.includes(request.language)
-        ? Effect.fail(new UnsupportedLanguage({ language: request.language, supported: ["auto", ...options.languages] }))
-        : Effect.tryPromise({ try: (signal) => queue.run((jobSignal) => options.recognizeOnce(request, jobSignal), signal), catch: portError }),
+    recognize: (request) => {
+      const unknown = request.language === "auto" ? [] : request.language.filter((language) => !options.languages.includes(language));
+      return unknown.length > 0
+        ? Effect.fail(new UnsupportedLanguage({ language: unknown.join("+"), supported: ["auto", ...options.languages] }))
+        : capacity.run(recognize(request));
+    },
   };
 };

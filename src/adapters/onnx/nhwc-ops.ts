@@ -53,8 +53,7 @@ export const hwioToOihw = (w: Float32Array, [kh, kw, cin, cout]: Dims4): Float32
   const out = new Float32Array(w.length);
   for (let y = 0; y < kh; y++)
     for (let x = 0; x < kw; x++)
-      for (let i = 0; i < cin; i++)
-        for (let o = 0; o < cout; o++) out[((o * cin + i) * kh + y) * kw + x] = w[((y * kw + x) * cin + i) * cout + o]!;
+      for (let i = 0; i < cin; i++) for (let o = 0; o < cout; o++) out[((o * cin + i) * kh + y) * kw + x] = w[((y * kw + x) * cin + i) * cout + o]!;
   return out;
 };
 
@@ -63,8 +62,7 @@ export const ohwiToOihw = (w: Float32Array, [cout, kh, kw, cin]: Dims4): Float32
   const out = new Float32Array(w.length);
   for (let o = 0; o < cout; o++)
     for (let y = 0; y < kh; y++)
-      for (let x = 0; x < kw; x++)
-        for (let i = 0; i < cin; i++) out[((o * cin + i) * kh + y) * kw + x] = w[((o * kh + y) * kw + x) * cin + i]!;
+      for (let x = 0; x < kw; x++) for (let i = 0; i < cin; i++) out[((o * cin + i) * kh + y) * kw + x] = w[((o * kh + y) * kw + x) * cin + i]!;
   return out;
 };
 

@@ -76,8 +76,7 @@ const valueInfo = (name: string, type: ElemType, dims: ReadonlyArray<Dim> | unde
   },
 });
 
-const rawBytes = (data: Float32Array | Int32Array | BigInt64Array | Uint8Array): Uint8Array =>
-  new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+const rawBytes = (data: Float32Array | Int32Array | BigInt64Array | Uint8Array): Uint8Array => new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 export class OnnxGraph {
   private readonly nodes: Array<object> = [];
@@ -102,8 +101,7 @@ export class OnnxGraph {
 
   /** A constant tensor (an initializer); returns its name. */
   constant(dims: ReadonlyArray<number>, data: Float32Array | Int32Array | BigInt64Array | Uint8Array, name?: string): string {
-    const type: ElemType =
-      data instanceof Float32Array ? "float32" : data instanceof Int32Array ? "int32" : data instanceof BigInt64Array ? "int64" : "uint8";
+    const type: ElemType = data instanceof Float32Array ? "float32" : data instanceof Int32Array ? "int32" : data instanceof BigInt64Array ? "int64" : "uint8";
     const tensorName = name ?? this.fresh("const");
     this.initializers.push({ name: tensorName, dims: [...dims], dataType: DATA_TYPE[type], rawData: rawBytes(data) });
     return tensorName;

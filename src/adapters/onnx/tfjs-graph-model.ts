@@ -56,8 +56,7 @@ export const readTfjsGraphModel = (modelJson: string, shards: ReadonlyArray<Uint
     const bytes = count * (quantized === "float16" ? 2 : 4);
     const chunk = all.slice(offset, offset + bytes);
     offset += bytes;
-    const data =
-      quantized === "float16" ? float16ToFloat32(chunk) : spec.dtype === "int32" ? new Int32Array(chunk.buffer) : new Float32Array(chunk.buffer);
+    const data = quantized === "float16" ? float16ToFloat32(chunk) : spec.dtype === "int32" ? new Int32Array(chunk.buffer) : new Float32Array(chunk.buffer);
     constants.set(spec.name, { shape: spec.shape, data });
   }
   if (offset !== all.length) throw new Error("weight shards do not match the manifest");

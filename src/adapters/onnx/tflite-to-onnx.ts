@@ -185,8 +185,7 @@ export const tfliteToOnnx = (model: TfliteModel): Uint8Array => {
         for (let oc = 0; oc < cout; oc++)
           for (let y = 0; y < kh; y++)
             for (let xx = 0; xx < kw; xx++)
-              for (let ic = 0; ic < cin; ic++)
-                weight[((ic * cout + oc) * kh + y) * kw + xx] = src[((oc * kh + y) * kw + xx) * cin + ic]!;
+              for (let ic = 0; ic < cin; ic++) weight[((ic * cout + oc) * kh + y) * kw + xx] = src[((oc * kh + y) * kw + xx) * cin + ic]!;
         const y = g.node("ConvTranspose", [toNchw(g, ref(x)), g.constant([cin, cout, kh, kw], weight), g.constant([cout], floats(at(op.inputs, 2)))], {
           kernel_shape: { ints: [kh, kw] },
           strides: { ints: [strideH, strideW] },
@@ -212,7 +211,6 @@ export const tfliteToOnnx = (model: TfliteModel): Uint8Array => {
 /** Depthwise filters [1, kh, kw, C] become grouped-convolution weights [C, 1, kh, kw]. */
 const depthwiseToOihw = (w: Float32Array, kh: number, kw: number, channels: number): Float32Array => {
   const out = new Float32Array(w.length);
-  for (let y = 0; y < kh; y++)
-    for (let x = 0; x < kw; x++) for (let c = 0; c < channels; c++) out[(c * kh + y) * kw + x] = w[(y * kw + x) * channels + c]!;
+  for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) for (let c = 0; c < channels; c++) out[(c * kh + y) * kw + x] = w[(y * kw + x) * channels + c]!;
   return out;
 };

@@ -1,17 +1,11 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Effect, Option } from "effect";
-import type { AccountEvent } from "../../domain/account.ts";
+import { accountEventCodec } from "../../application/events/account-events.ts";
 import { displayPrefix } from "../../domain/api-key.ts";
 import type { PlanId } from "../../domain/plan.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";
 import type { KeyProjectionShape, ProjectedAccount, ProjectedKey } from "../../ports/projections.ts";
-import {
-  inReadTransaction,
-  makeSqliteProjection,
-  type SqliteProjectionContext,
-  type SqliteProjectionDefinition,
-  unavailable,
-} from "./sqlite-projection.ts";
+import { inReadTransaction, makeSqliteProjection, type SqliteProjectionContext, type SqliteProjectionDefinition, unavailable } from "./sqlite-projection.ts";
 
 /** Accounts and their keys, revoked ones kept with the time of revocation. */
 const schema = `
@@ -31,9 +25,8 @@ const schema = `
     revoked_at TEXT
   ) STRICT;
   CREATE INDEX IF NOT EXISTS api_keys_by_account ON api_keys (account_id);
+  CREATE INDEX IF NOT EXISTS accounts_by_email ON accounts (lower(email));
 `;
-
-type Data<T extends AccountEvent["type"]> = Extract<AccountEvent, { type: T }>["data"];
 
 const writer = (db: DatabaseSync) => {
   const opened = db.prepare(
@@ -41,29 +34,28 @@ const writer = (db: DatabaseSync) => {
      ON CONFLICT (account_id) DO UPDATE SET email = excluded.email, name = excluded.name, plan = excluded.plan, opened_at = excluded.opened_at`,
   );
   const planChanged = db.prepare("UPDATE accounts SET plan = ? WHERE account_id = ?");
-  const issued = db.prepare(
-    "INSERT INTO api_keys (key_id, account_id, name, secret_hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
-  );
+  const issued = db.prepare("INSERT INTO api_keys (key_id, account_id, name, secret_hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING");
   const revoked = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND account_id = ? AND revoked_at IS NULL");
-  return (event: RecordedEvent): void => {
+  return (recorded: RecordedEvent): void => {
+    const event = accountEventCodec.decode(recorded);
     switch (event.type) {
       case "AccountOpened": {
-        const { accountId, email, name, plan, at } = event.data as unknown as Data<"AccountOpened">;
+        const { accountId, email, name, plan, at } = event.data;
         opened.run(accountId, email, name, plan, at);
         return;
       }
       case "AccountPlanChanged": {
-        const { accountId, to } = event.data as unknown as Data<"AccountPlanChanged">;
+        const { accountId, to } = event.data;
         planChanged.run(to, accountId);
         return;
       }
       case "ApiKeyIssued": {
-        const { accountId, keyId, name, secretHash, at } = event.data as unknown as Data<"ApiKeyIssued">;
+        const { accountId, keyId, name, secretHash, at } = event.data;
         issued.run(keyId, accountId, name, secretHash, at);
         return;
       }
       case "ApiKeyRevoked": {
-        const { accountId, keyId, at } = event.data as unknown as Data<"ApiKeyRevoked">;
+        const { accountId, keyId, at } = event.data;
         revoked.run(at, keyId, accountId);
         return;
       }
@@ -121,8 +113,11 @@ export const makeSqliteKeyProjection = (context: SqliteProjectionContext): KeyPr
   const account = db.prepare("SELECT * FROM accounts WHERE account_id = ?");
   const keysOfAccount = db.prepare("SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, key_id");
   const positionOf = db.prepare("SELECT position FROM checkpoints WHERE projection = ?");
+  const withEmail = db.prepare("SELECT * FROM accounts WHERE lower(email) = lower(?) ORDER BY opened_at, account_id LIMIT 10");
   return {
     ...projection,
+    accountsWithEmail: (email) =>
+      Effect.try({ try: () => (withEmail.all(email) as unknown as ReadonlyArray<AccountRecord>).map(toAccount), catch: unavailable }),
     findActiveKey: (keyId) =>
       Effect.try({
         try: () =>

@@ -1,9 +1,9 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Effect, Stream } from "effect";
-import { eventCategory } from "../../ports/event-bus.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
+import { eventCategory } from "../../ports/event-bus.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";
-import type { ProjectionShape } from "../../ports/projections.ts";
+import type { ProjectionShape, StoreBinding } from "../../ports/projections.ts";
 
 /** What makes one projection: its tables, and how an event of its category changes them. */
 export interface SqliteProjectionDefinition {
@@ -51,13 +51,26 @@ export const inReadTransaction = <A>(db: DatabaseSync, body: () => A): A => {
 
 const checkpointStatements = (db: DatabaseSync, name: string) => {
   const read = db.prepare("SELECT position FROM checkpoints WHERE projection = ?");
-  const write = db.prepare(
-    "INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position",
-  );
+  const write = db.prepare("INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position");
   return {
     read: (): number => (read.get(name) as { position: number } | undefined)?.position ?? 0,
     write: (position: number): void => void write.run(name, position),
   };
+};
+
+/** The store a projection's rows come from, in projection_meta (see sqlite-projections.ts). */
+const storeStatements = (db: DatabaseSync, name: string) => {
+  const read = db.prepare("SELECT value FROM projection_meta WHERE name = ?");
+  const write = db.prepare("INSERT INTO projection_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value");
+  const key = `store:${name}`;
+  return {
+    read: (): string | undefined => (read.get(key) as { value: string } | undefined)?.value,
+    write: (identity: string): void => void write.run(key, identity),
+  };
+};
+
+const emptyTables = (db: DatabaseSync, definition: SqliteProjectionDefinition) => {
+  for (const table of definition.tables) db.exec(`DELETE FROM ${table}`);
 };
 
 /** Applies events past the checkpoint, in order, and moves the checkpoint; call inside a write transaction. */
@@ -83,6 +96,7 @@ export const makeSqliteProjection = (context: SqliteProjectionContext, definitio
   const { db } = context;
   const write = definition.writer(db);
   const checkpoint = checkpointStatements(db, definition.name);
+  const boundStore = storeStatements(db, definition.name);
   return {
     name: definition.name,
     category: definition.category,
@@ -108,7 +122,7 @@ export const makeSqliteProjection = (context: SqliteProjectionContext, definitio
             yield* Effect.try({
               try: () => {
                 connection.exec("BEGIN IMMEDIATE");
-                for (const table of definition.tables) connection.exec(`DELETE FROM ${table}`);
+                emptyTables(connection, definition);
                 rebuildCheckpoint.write(0);
               },
               catch: unavailable,
@@ -131,5 +145,21 @@ export const makeSqliteProjection = (context: SqliteProjectionContext, definitio
             connection.close();
           }),
       ),
+    bindToStore: (storeIdentity) =>
+      Effect.try({
+        try: () =>
+          inWriteTransaction(db, (): StoreBinding => {
+            const previous = boundStore.read();
+            if (previous === storeIdentity) return { _tag: "Bound" };
+            // Rows only ever move with the position: at 0 there is nothing of another store to drop.
+            const empty = checkpoint.read() === 0;
+            boundStore.write(storeIdentity);
+            if (previous === undefined && empty) return { _tag: "Bound" };
+            emptyTables(db, definition);
+            checkpoint.write(0);
+            return { _tag: "Reset", previous: previous ?? null };
+          }),
+        catch: unavailable,
+      }),
   };
 };

@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Context, Effect, Layer } from "effect";
 import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
-import { makeSqliteKeyProjection, keyProjectionDefinition } from "./sqlite-key-projection.ts";
+import { keyProjectionDefinition, makeSqliteKeyProjection } from "./sqlite-key-projection.ts";
 import { type SqliteProjectionContext, unavailable } from "./sqlite-projection.ts";
 import { makeSqliteUsageProjection, usageProjectionDefinition } from "./sqlite-usage-projection.ts";
 
@@ -46,9 +46,8 @@ class ProjectionDatabase extends Context.Service<ProjectionDatabase, SqliteProje
 
 const databaseLayer = (options: SqliteProjectionsOptions) =>
   Layer.effect(ProjectionDatabase)(
-    Effect.acquireRelease(
-      Effect.try({ try: () => open(options.path, options.busyTimeoutMs ?? 250), catch: unavailable }),
-      (db) => Effect.sync(() => db.close()),
+    Effect.acquireRelease(Effect.try({ try: () => open(options.path, options.busyTimeoutMs ?? 250), catch: unavailable }), (db) =>
+      Effect.sync(() => db.close()),
     ).pipe(
       Effect.flatMap((db) =>
         Effect.try({

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect";
-import { takeToken, type BucketState } from "../../domain/token-bucket.ts";
+import { type BucketState, takeToken } from "../../domain/token-bucket.ts";
 import { Clock } from "../../ports/clock.ts";
 import { RateLimiter } from "../../ports/rate-limiter.ts";
 
@@ -27,6 +27,7 @@ export const inMemoryRateLimiterLayer = (options: { readonly buckets?: Map<strin
             buckets.set(bucketKey, decision.state);
             return decision;
           }),
+        peek: (bucketKey, policy) => Effect.sync(() => takeToken(buckets.get(bucketKey), policy, clock.now().getTime())),
       };
     }),
   );

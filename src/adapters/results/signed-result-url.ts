@@ -25,8 +25,7 @@ export const makeResultUrlSigner = (secret: string | Uint8Array): ResultUrlSigne
 
   // A KeyObject made once: a raw Buffer key is re-imported on every createHmac call.
   const keyObject = createSecretKey(key);
-  const mac = (resultId: string, expires: number) =>
-    createHmac("sha256", keyObject).update(`${CONTEXT}\n${resultId}\n${expires}`).digest();
+  const mac = (resultId: string, expires: number) => createHmac("sha256", keyObject).update(`${CONTEXT}\n${resultId}\n${expires}`).digest();
 
   return {
     sign: (resultId, expiresAt) => {

@@ -10,6 +10,12 @@ import path from "node:path";
 export interface ServerSecrets {
   readonly apiKeyHashKey: Buffer;
   readonly resultUrlKey: Buffer;
+  /** HMAC key of the events' hash chains: without it no one can re-chain an edited stream. */
+  readonly eventChainKey: Buffer;
+  /** Seed of the Ed25519 key that signs ledger seals. */
+  readonly ledgerSealSeed: Buffer;
+  /** Seals the account console's one-time cookie (a new key's secret on its way to the page). */
+  readonly consoleCookieKey: Buffer;
 }
 
 const derive = (master: string, purpose: string): Buffer => createHmac("sha256", master).update(purpose).digest();
@@ -29,5 +35,11 @@ const readOrCreate = (dataDir: string): string => {
 
 export const loadServerSecrets = (options: { readonly serverSecret: string | undefined; readonly dataDir: string }): ServerSecrets => {
   const master = options.serverSecret ?? readOrCreate(options.dataDir);
-  return { apiKeyHashKey: derive(master, "its/api-key-hash/v1"), resultUrlKey: derive(master, "its/result-url/v1") };
+  return {
+    apiKeyHashKey: derive(master, "its/api-key-hash/v1"),
+    resultUrlKey: derive(master, "its/result-url/v1"),
+    eventChainKey: derive(master, "its/event-chain/v1"),
+    ledgerSealSeed: derive(master, "its/ledger-seal/v1"),
+    consoleCookieKey: derive(master, "its/console-cookie/v1"),
+  };
 };

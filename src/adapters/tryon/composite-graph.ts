@@ -2,9 +2,11 @@ import type { TryOnSettings } from "../../domain/tryon-settings.ts";
 import { OnnxGraph } from "../onnx/onnx-graph.ts";
 
 /**
- * Shading transfer, compositing, background and lighting as one ONNX graph over the whole
- * person image (planar RGB in [0, 1]). One graph per realism level, since the edge softening
- * is a fixed kernel.
+ * Shading transfer and the layers of the composite as one ONNX graph at the working resolution
+ * (planar RGB in [0, 1]). It does not composite: it outputs smooth, low-resolution layers that
+ * libvips scales up and lays over the full-size photo (full-size-composite.ts), so the cost of
+ * this graph does not grow with the photo. One graph per realism level, since the edge
+ * softening is a fixed kernel.
  *
  * Inputs
  * - person [1, 3, H, W]; background [1, 3, H, W]
@@ -12,10 +14,17 @@ import { OnnxGraph } from "../onnx/onnx-graph.ts";
  * - warped [1, 4, Hb, Wb]: the warped garment (premultiplied RGBA); pads [8]: where its box sits
  * - xs [W], ys [H]: pixel centres; nx [W], ny [H]: the same in [-1, 1] (for the vignette)
  * - face [4]: cx, cy, rx, ry of the ellipse the garment must not cover
- * - params [8]: gain R, G, B; contrast; lift; vignette; background mix; shading strength
- * Outputs: rgb [1, 3, H, W]; alpha [1, 1, H, W] (person ∪ garment, for transparent backgrounds)
+ * - params [4]: background mix; shading strength; vignette strength; spill clip (1: the garment
+ *   stays within the person's silhouette dilated by SILHOUETTE_MARGIN pixels; 0: it may widen past it)
+ * Outputs, interleaved bytes (0-255):
+ * - garment [1, H, W, 4]: the shaded garment's colour and its coverage
+ * - backdrop [1, H, W, 4]: the background's colour and how much it replaces (nothing over the person)
+ * - foreground [1, H, W, 1]: person ∪ garment (the alpha of a transparent background)
+ * - vignette [1, H, W, 1]: the factor the lighting darkens each pixel by
  */
-export const PARAMS = { gainR: 0, gainG: 1, gainB: 2, contrast: 3, lift: 4, vignette: 5, backgroundMix: 6, shading: 7 } as const;
+export const PARAMS = { backgroundMix: 0, shading: 1, vignette: 2, spillClip: 3 } as const;
+/** How far (working pixels) the garment may reach past the person's silhouette: its own edge and the mask's blur. */
+export const SILHOUETTE_MARGIN = 3;
 
 export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uint8Array => {
   const g = new OnnxGraph();
@@ -29,7 +38,7 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const nx = g.input("nx", "float32", ["w"]);
   const ny = g.input("ny", "float32", ["h"]);
   const face = g.input("face", "float32", [4]);
-  const params = g.input("params", "float32", [8]);
+  const params = g.input("params", "float32", [4]);
 
   const personShape = g.node("Shape", [person]);
   const planeShape = g.node("Concat", [g.int64s([1, 1]), g.node("Slice", [personShape, g.int64s([2]), g.int64s([4])])], { axis: { i: 0 } });
@@ -41,6 +50,20 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const square = (v: string) => g.node("Mul", [v, v]);
   const channels = (t: string, from: number, to: number) => g.node("Slice", [t, g.int64s([from]), g.int64s([to]), g.int64s([1])]);
   const faceAt = (i: number) => g.node("Slice", [face, g.int64s([i]), g.int64s([i + 1])]);
+  // [1, C, H, W] in [0, 1] → [1, H, W, C] bytes, rounded.
+  const bytes = (t: string, name: string) =>
+    g.node(
+      "Cast",
+      [
+        g.node(
+          "Transpose",
+          [g.node("Clip", [g.node("Add", [g.node("Mul", [t, g.floats([255], [])]), g.floats([0.5], [])]), g.floats([0], []), g.floats([255], [])])],
+          { perm: { ints: [0, 2, 3, 1] } },
+        ),
+      ],
+      { to: { i: 2 } },
+      [name],
+    );
 
   // The garment, placed in the full frame, kept off the face (soft edge over a third of the radius).
   const placed = g.node("Pad", [warped, pads]);
@@ -49,7 +72,15 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
     square(g.node("Div", [g.node("Sub", [column(ys), faceAt(1)]), faceAt(3)])),
   ]);
   const keep = g.node("Clip", [g.node("Mul", [g.node("Sub", [faceDistance, g.floats([1], [])]), g.floats([3], [])]), g.floats([0], []), g.floats([1], [])]);
-  const alphaRaw = g.node("Mul", [channels(placed, 3, 4), keep]);
+  // No spill: nothing of the garment outside the dilated silhouette, unless the fit asks for it.
+  const silhouette = g.node("Cast", [g.node("GreaterOrEqual", [mask, g.floats([0.5], [])])], { to: { i: 1 } });
+  const k = 2 * SILHOUETTE_MARGIN + 1;
+  const dilated = g.node("MaxPool", [silhouette], {
+    kernel_shape: { ints: [k, k] },
+    pads: { ints: [SILHOUETTE_MARGIN, SILHOUETTE_MARGIN, SILHOUETTE_MARGIN, SILHOUETTE_MARGIN] },
+  });
+  const allowed = g.node("Max", [dilated, g.node("Sub", [g.floats([1], []), param(PARAMS.spillClip)])]);
+  const alphaRaw = g.node("Mul", [g.node("Mul", [channels(placed, 3, 4), keep]), allowed]);
   const colourPremultiplied = g.node("Mul", [channels(placed, 0, 3), keep]);
   const colour = g.node("Clip", [g.node("Div", [colourPremultiplied, g.node("Max", [alphaRaw, g.floats([1e-4], [])])]), g.floats([0], []), g.floats([1], [])]);
 
@@ -57,7 +88,9 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const soften = (k: number) =>
     g.node("Min", [alphaRaw, g.node("AveragePool", [alphaRaw], { kernel_shape: { ints: [k, k] }, pads: { ints: [k >> 1, k >> 1, k >> 1, k >> 1] } })]);
   const alpha =
-    realism === "draft" ? g.node("Cast", [g.node("GreaterOrEqual", [alphaRaw, g.floats([0.5], [])])], { to: { i: 1 } }) : soften(realism === "standard" ? 3 : 5);
+    realism === "draft"
+      ? g.node("Cast", [g.node("GreaterOrEqual", [alphaRaw, g.floats([0.5], [])])], { to: { i: 1 } })
+      : soften(realism === "standard" ? 3 : 5);
 
   // Shading: the person's luminance under the garment, relative to its mean there. "standard"
   // keeps only large-scale light (8×8 block means, resized back smoothly); "high" adds fine
@@ -76,21 +109,22 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
     g.floats([1.7], []),
   ]);
   const garmentColour = g.node("Clip", [g.node("Mul", [colour, shade]), g.floats([0], []), g.floats([1], [])]);
-  const composite = g.node("Add", [person, g.node("Mul", [alpha, g.node("Sub", [garmentColour, person])])]);
+  bytes(g.node("Concat", [garmentColour, alpha], { axis: { i: 1 } }), "garment");
 
   // Background: the person (and garment) stay; the rest moves toward `background` by the mix.
   const foreground = g.node("Max", [mask, alpha]);
   const behind = g.node("Mul", [param(PARAMS.backgroundMix), g.node("Sub", [g.floats([1], []), foreground])]);
-  const staged = g.node("Add", [composite, g.node("Mul", [behind, g.node("Sub", [background, composite])])]);
+  bytes(g.node("Concat", [background, behind], { axis: { i: 1 } }), "backdrop");
+  bytes(foreground, "foreground");
 
-  // Lighting: contrast about mid-grey, lift, per-channel gain, then a radial vignette.
-  const gains = g.node("Reshape", [g.node("Slice", [params, g.int64s([0]), g.int64s([3])]), g.int64s([1, 3, 1, 1])]);
-  const contrasted = g.node("Add", [g.node("Mul", [g.node("Sub", [staged, g.floats([0.5], [])]), param(PARAMS.contrast)]), g.node("Add", [g.floats([0.5], []), param(PARAMS.lift)])]);
+  // A radial vignette: 1 in the centre, darker toward the corners by its strength.
   const radius2 = g.node("Add", [square(row(nx)), square(column(ny))]);
   const vignette = g.node("Sub", [g.floats([1], []), g.node("Mul", [param(PARAMS.vignette), g.node("Mul", [radius2, g.floats([0.5], [])])])]);
-  g.node("Clip", [g.node("Mul", [g.node("Mul", [contrasted, gains]), vignette]), g.floats([0], []), g.floats([1], [])], {}, ["rgb"]);
-  g.node("Identity", [foreground], {}, ["alpha"]);
-  g.output("rgb", "float32", [1, 3, "h", "w"]);
-  g.output("alpha", "float32", [1, 1, "h", "w"]);
+  bytes(g.node("Unsqueeze", [vignette, g.int64s([0, 1])]), "vignette");
+
+  g.output("garment", "uint8", [1, "h", "w", 4]);
+  g.output("backdrop", "uint8", [1, "h", "w", 4]);
+  g.output("foreground", "uint8", [1, "h", "w", 1]);
+  g.output("vignette", "uint8", [1, "h", "w", 1]);
   return g.encode(17);
 };

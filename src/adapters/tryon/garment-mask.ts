@@ -7,7 +7,7 @@ import { labelRegions } from "./regions.ts";
  * is kept and its holes filled, so a print or a pattern on the garment stays part of it.
  */
 export interface GarmentShape {
-  /** width × height, 255 = garment. */
+  /** width × height, 1 = garment. */
   readonly mask: Uint8Array;
   readonly width: number;
   readonly height: number;
@@ -129,28 +129,37 @@ export const detectGarment = (image: RawImage): GarmentDetection => {
   const coverage = area / on.length;
   if (coverage < MIN_COVERAGE) return { found: false, reason: "no garment found in the clothing image" };
   if (coverage > MAX_COVERAGE) return { found: false, reason: "the garment cannot be told apart from the clothing image's backdrop" };
-  // The body's sides: median extents over the lower 60-95 % of the garment, below the sleeves.
+  // The body's sides: median extents over the lower 60-95 % of the garment, below the sleeves,
+  // of the run through the garment's centre line (long sleeves may hang beside the body there).
   const lefts: Array<number> = [];
   const rights: Array<number> = [];
+  const centre = (left + right) >> 1;
   for (let y = Math.round(top + 0.6 * (bottom - top)); y <= Math.round(top + 0.95 * (bottom - top)); y++) {
-    let l = -1;
-    let r = -1;
-    for (let x = 0; x < width; x++) {
-      if (on[y * width + x]) {
-        if (l < 0) l = x;
-        r = x;
+    const row = y * width;
+    let l = centre;
+    let r = centre;
+    if (on[row + centre]) {
+      while (l > 0 && on[row + l - 1]) l--;
+      while (r < width - 1 && on[row + r + 1]) r++;
+    } else {
+      // No run there (a gap between legs): the row's extremes.
+      l = -1;
+      for (let x = 0; x < width; x++) {
+        if (on[row + x]) {
+          if (l < 0) l = x;
+          r = x;
+        }
       }
+      if (l < 0) continue;
     }
-    if (l >= 0) {
-      lefts.push(l);
-      rights.push(r);
-    }
+    lefts.push(l);
+    rights.push(r);
   }
   const bodyLeft = median(lefts);
   const bodyRight = median(rights) + 1;
   if (bodyRight - bodyLeft < 0.1 * width) return { found: false, reason: "no garment found in the clothing image" };
   return {
     found: true,
-    garment: { mask: on.map((v) => v * 255), width, height, left, right: right + 1, top, bottom: bottom + 1, bodyLeft, bodyRight, coverage },
+    garment: { mask: on, width, height, left, right: right + 1, top, bottom: bottom + 1, bodyLeft, bodyRight, coverage },
   };
 };

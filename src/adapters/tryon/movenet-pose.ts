@@ -11,8 +11,23 @@ import { tfjsGraphToOnnx } from "../onnx/tfjs-graph-to-onnx.ts";
 const INPUT = 192;
 
 export const KEYPOINT_NAMES = [
-  "nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder", "left_elbow",
-  "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip", "left_knee", "right_knee", "left_ankle", "right_ankle",
+  "nose",
+  "left_eye",
+  "right_eye",
+  "left_ear",
+  "right_ear",
+  "left_shoulder",
+  "right_shoulder",
+  "left_elbow",
+  "right_elbow",
+  "left_wrist",
+  "right_wrist",
+  "left_hip",
+  "right_hip",
+  "left_knee",
+  "right_knee",
+  "left_ankle",
+  "right_ankle",
 ] as const;
 
 export type KeypointName = (typeof KEYPOINT_NAMES)[number];

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect";
 import { DependencyUnavailable, InvalidImage } from "../../ports/errors.ts";
 import { TryOnEngine, UnusableTryOnInput } from "../../ports/tryon-engine.ts";
 import { makeEngineCapacity } from "../engine-capacity.ts";
-import { loadTryOnPipeline } from "./tryon-pipeline.ts";
+import { startTryOnThread } from "./tryon-thread-client.ts";
 
 export interface OnnxTryOnEngineOptions {
   /** onnxruntime intra-op threads per inference (default 2: this service's machines have 2 cores). */
@@ -15,29 +15,36 @@ export interface OnnxTryOnEngineOptions {
 
 /**
  * The try-on engine: MoveNet, selfie segmentation and the warp/compositing graphs on
- * onnxruntime-node. Models are verified, converted and warmed while the layer is built. One
- * try-on runs at a time (each already uses every core) behind the shared bounded work queue;
- * an inference under way when its deadline passes cannot be cut short and keeps its slot.
+ * onnxruntime-node, all in the try-on's own thread (tryon-thread.ts), so no photo holds up the
+ * event loop. Models are verified, converted and warmed while the layer is built. One try-on
+ * runs at a time (each already uses every core) behind the shared bounded work queue; an
+ * inference under way when its deadline passes cannot be cut short and keeps its slot.
  */
 export const OnnxTryOnEngineLive = (options: OnnxTryOnEngineOptions = {}) =>
   Layer.effect(TryOnEngine)(
     Effect.gen(function* () {
-      const pipeline = yield* Effect.tryPromise({
-        try: async () => {
-          const loaded = await loadTryOnPipeline(options.threads ?? 2);
-          await loaded.warmUp();
-          return loaded;
-        },
-        catch: (cause) => new DependencyUnavailable({ dependency: "try-on models", cause }),
-      });
+      // Models load and warm in the try-on thread while the layer is built; the thread goes with the layer.
+      const thread = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => startTryOnThread({ threads: options.threads ?? 2 }),
+          catch: (cause) => new DependencyUnavailable({ dependency: "try-on models", cause }),
+        }),
+        (started) => Effect.promise(() => started.terminate()),
+      );
       const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: options.maxWaiting ?? 4, deadlineMs: options.deadlineMs ?? 30_000 });
 
       return {
         tryOn: ({ person, clothing, settings }) =>
           Effect.gen(function* () {
-            const outcome = yield* capacity.run(Effect.promise(() => pipeline.run(person.bytes, clothing.bytes, settings)));
+            const outcome = yield* capacity.run(
+              Effect.tryPromise({
+                try: () => thread.run(person.bytes, clothing.bytes, settings),
+                catch: (cause) => new DependencyUnavailable({ dependency: "try-on thread", cause }),
+              }),
+            );
             if (outcome.ok) {
-              return { image: outcome.image, settings, detection: { keypoints: outcome.keypoints, torso: outcome.torso } };
+              const { image, coverage, keypoints, torso, garment } = outcome;
+              return { image, settings, coverage, detection: { keypoints, torso, garment } };
             }
             if (outcome.code === "UNDECODABLE") return yield* new InvalidImage({ message: outcome.message });
             return yield* new UnusableTryOnInput({ code: outcome.code, field: outcome.field, message: outcome.message });

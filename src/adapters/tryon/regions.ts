@@ -42,16 +42,22 @@ export const labelRegions = (on: Uint8Array, width: number): Regions => {
       if (y < top) top = y;
       if (y + 1 > bottom) bottom = y + 1;
       // Each pixel is pushed once (labelled on push), so the stack never outgrows the image.
-      const visit = (j: number) => {
-        if (on[j] && labels[j] === -1) {
-          labels[j] = label;
-          stack[depth++] = j;
-        }
-      };
-      if (x > 0) visit(i - 1);
-      if (x < width - 1) visit(i + 1);
-      if (i >= width) visit(i - width);
-      if (i + width < n) visit(i + width);
+      if (x > 0 && on[i - 1] && labels[i - 1] === -1) {
+        labels[i - 1] = label;
+        stack[depth++] = i - 1;
+      }
+      if (x < width - 1 && on[i + 1] && labels[i + 1] === -1) {
+        labels[i + 1] = label;
+        stack[depth++] = i + 1;
+      }
+      if (i >= width && on[i - width] && labels[i - width] === -1) {
+        labels[i - width] = label;
+        stack[depth++] = i - width;
+      }
+      if (i + width < n && on[i + width] && labels[i + width] === -1) {
+        labels[i + width] = label;
+        stack[depth++] = i + width;
+      }
     }
     regions.push({ label, size, left, top, right, bottom });
   }

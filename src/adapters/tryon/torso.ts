@@ -55,9 +55,7 @@ export const locateTorso = (points: ReadonlyArray<Keypoint>): Torso | undefined 
   const lh = keypoint(points, "left_hip");
   const rh = keypoint(points, "right_hip");
   const hipsSeen = seen(lh) && seen(rh);
-  const hipDepth = hipsSeen
-    ? (mid(lh, rh).x - shoulderCenter.x) * down.x + (mid(lh, rh).y - shoulderCenter.y) * down.y
-    : TORSO_LENGTH * shoulderWidth;
+  const hipDepth = hipsSeen ? (mid(lh, rh).x - shoulderCenter.x) * down.x + (mid(lh, rh).y - shoulderCenter.y) * down.y : TORSO_LENGTH * shoulderWidth;
   // Hips closer than half a shoulder width below the shoulders are a misdetection.
   const length = hipDepth >= 0.5 * shoulderWidth ? hipDepth : TORSO_LENGTH * shoulderWidth;
   const hipCenter = add(shoulderCenter, down, length);
@@ -72,7 +70,10 @@ export const locateTorso = (points: ReadonlyArray<Keypoint>): Torso | undefined 
   ] as const;
 
   const head = ["nose", "left_eye", "right_eye", "left_ear", "right_ear"].map((n) => keypoint(points, n)).filter(seen);
-  const headCenter = head.length > 0 ? { x: head.reduce((s, p) => s + p.x, 0) / head.length, y: head.reduce((s, p) => s + p.y, 0) / head.length } : add(shoulderCenter, down, -0.6 * shoulderWidth);
+  const headCenter =
+    head.length > 0
+      ? { x: head.reduce((s, p) => s + p.x, 0) / head.length, y: head.reduce((s, p) => s + p.y, 0) / head.length }
+      : add(shoulderCenter, down, -0.6 * shoulderWidth);
   const le = keypoint(points, "left_ear");
   const re = keypoint(points, "right_ear");
   const rx = Math.max(seen(le) && seen(re) ? 0.75 * dist(le, re) : 0, 0.3 * shoulderWidth);

@@ -1,21 +1,30 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
 
-/** One line per request, written when the response is finished. */
-export const accessLog = (logger: Logger): Middleware => async (ctx, next) => {
-  const started = performance.now();
-  try {
-    await next();
-  } finally {
-    logger.info({
-      requestId: ctx.state.requestId,
-      method: ctx.method,
-      path: ctx.path,
-      status: ctx.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      keyId: ctx.state.principal?.key.keyId,
-      accountId: ctx.state.principal?.account.accountId,
-      ip: ctx.ip,
-    }, "request");
-  }
-};
+/**
+ * One line per request, written when the response is finished: the one place a request is logged,
+ * failures included (their code, and for a 5xx the cause, at level error).
+ */
+export const accessLog =
+  (logger: Logger): Middleware =>
+  async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const line = {
+        requestId: ctx.state.requestId,
+        method: ctx.method,
+        // A route whose path holds a secret (a console invitation) names a redacted one.
+        path: ctx.state.logPath ?? ctx.path,
+        status: ctx.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        keyId: ctx.state.principal?.key.keyId,
+        accountId: ctx.state.principal?.account.accountId,
+        ip: ctx.ip,
+        ...(ctx.state.failure ? { error: ctx.state.failure.code, cause: ctx.state.failure.cause } : {}),
+      };
+      if (ctx.status >= 500) logger.error(line, "request failed");
+      else logger.info(line, "request");
+    }
+  };

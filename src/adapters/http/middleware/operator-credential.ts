@@ -1,12 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Middleware } from "koa";
-import type { Logger } from "pino";
 import { RateLimited, Unauthorized } from "../../../application/errors.ts";
 import { recordFailedAuth } from "../../../application/rate-limit.ts";
 import type { RateLimiter } from "../../../ports/rate-limiter.ts";
 import type { RunEffect } from "../effect-runner.ts";
-import { errorResponseOf, errorResponseOfCause } from "../error-response.ts";
-import { sendError } from "../respond.ts";
+import { errorResponseOf } from "../error-response.ts";
+import { sendError, sendFailure } from "../respond.ts";
 
 /** Hashing both sides first gives equal lengths, so the comparison takes the same time whatever was sent. */
 const sameSecret = (presented: string, expected: string): boolean =>
@@ -18,17 +17,14 @@ const sameSecret = (presented: string, expected: string): boolean =>
  * API keys, so guessing stays slow.
  */
 export const operatorCredential =
-  (token: string | undefined, run: RunEffect<RateLimiter>, logger: Logger): Middleware =>
+  (token: string | undefined, run: RunEffect<RateLimiter>): Middleware =>
   async (ctx, next) => {
     const presented = /^Bearer (\S+)$/.exec(ctx.get("Authorization"))?.[1];
     if (token !== undefined && presented !== undefined && sameSecret(presented, token)) return next();
     const exit = await run(recordFailedAuth(ctx.ip));
-    if (exit._tag === "Failure") {
-      logger.error({ requestId: ctx.state.requestId, cause: String(exit.cause) }, "operator authentication failed");
-      return sendError(ctx, errorResponseOfCause(exit.cause));
-    }
+    if (exit._tag === "Failure") return sendFailure(ctx, exit.cause);
     const refusal = exit.value.allowed
       ? new Unauthorized({ message: "This route needs the operator credential." })
       : new RateLimited({ retryAfterSeconds: exit.value.retryAfterSeconds });
-    sendError(ctx, errorResponseOf(refusal)!);
+    sendError(ctx, errorResponseOf(refusal));
   };

@@ -71,9 +71,7 @@ const lineOf = (row: Row): OcrLine => {
 
 /** Left-to-right scripts only: the PaddleOCR model offered reads Chinese and Latin text. */
 export const layoutPage = (recognised: ReadonlyArray<RecognisedLine>): ReadonlyArray<OcrBlock> => {
-  const pieces = recognised
-    .filter((piece) => piece.confidence >= minimumLineConfidence && piece.text !== "")
-    .sort((a, b) => a.y0 + a.y1 - (b.y0 + b.y1));
+  const pieces = recognised.filter((piece) => piece.confidence >= minimumLineConfidence && piece.text !== "").sort((a, b) => a.y0 + a.y1 - (b.y0 + b.y1));
   const rows: Row[] = [];
   for (const piece of pieces) {
     const row = rows.find((candidate) => sameRow(candidate, piece));

@@ -5,11 +5,11 @@ import { Effect, Layer } from "effect";
 import sharp from "sharp";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
 import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrRequest, type OcrResult } from "../../../ports/ocr-engine.ts";
-import { queuedRecognizer } from "../queued-recognizer.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { tidyOcrText } from "../ocr-text.ts";
+import { queuedRecognizer } from "../queued-recognizer.ts";
 import { layoutPage } from "./paddle-layout.ts";
 import type { PaddleThreadSetup, RecognisedLine } from "./paddle-ocr-thread.ts";
 import { PaddleThreadPool } from "./paddle-thread-pool.ts";
@@ -63,7 +63,6 @@ const languageOfText = (text: string): OcrLanguage => {
   return han > 0 && han >= 0.3 * letters ? "chi_sim" : "eng";
 };
 
-
 interface Reading {
   readonly lines: ReadonlyArray<RecognisedLine>;
   readonly blocks: ReadonlyArray<OcrBlock>;
@@ -71,7 +70,6 @@ interface Reading {
 }
 
 const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueued: number; deadlineMs: number }): OcrEngineShape => {
-
   /** Reads the page turned by `rotation`; once more turned 180 degrees if the line classifier finds it upside down. */
   const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal, checkOrientation = true): Promise<Reading> => {
     const page = await prepareRaw(upright, { rotation, scale });
@@ -112,7 +110,7 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
       if (turned.confidence > reading.confidence) reading = turned;
     }
     const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
-    const language = request.language === "auto" ? languageOfText(text) : request.language;
+    const language = request.language === "auto" ? languageOfText(text) : request.language.join("+");
     const base = { text, language, confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)) };
     const page = { width: upright.width, height: upright.height, language };
     switch (request.outputFormat) {

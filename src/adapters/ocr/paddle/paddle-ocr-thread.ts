@@ -50,7 +50,12 @@ const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: setup.
 const detector = await ort.InferenceSession.create(setup.detectionPath, options);
 const recogniser = await ort.InferenceSession.create(setup.recognitionPath, options);
 const classifier = await ort.InferenceSession.create(setup.classifierPath, options);
-const characters = [...readFileSync(setup.dictionaryPath, "utf8").split(/\r?\n/).filter((line, i, all) => line !== "" || i < all.length - 1), " "];
+const characters = [
+  ...readFileSync(setup.dictionaryPath, "utf8")
+    .split(/\r?\n/)
+    .filter((line, i, all) => line !== "" || i < all.length - 1),
+  " ",
+];
 
 const detect = async (job: PaddleJob): Promise<TextBox[]> => {
   const { detection, page } = job;
@@ -81,7 +86,10 @@ const recognise = async (page: RgbImage, boxes: ReadonlyArray<TextBox>): Promise
   const lines: RecognisedLine[] = new Array<RecognisedLine>(boxes.length);
   for (let start = 0; start < order.length; start += batchSize) {
     const batch = order.slice(start, start + batchSize);
-    const { data, width } = recognitionBatch(page, batch.map((entry) => entry.box));
+    const { data, width } = recognitionBatch(
+      page,
+      batch.map((entry) => entry.box),
+    );
     const input = new ort.Tensor("float32", data, [batch.length, 3, lineHeight, width]);
     const output = (await recogniser.run({ [recogniser.inputNames[0] ?? "x"]: input }))[recogniser.outputNames[0] ?? ""];
     if (output === undefined) throw new Error("recogniser returned no output");
@@ -102,8 +110,8 @@ const read = async (job: PaddleJob): Promise<PaddleThreadMessage> => {
 
 port.on("message", (job: PaddleJob) => {
   read(job).then(
-      (message) => port.postMessage(message),
-      (error: unknown) => port.postMessage({ kind: "failed", id: job.id, message: String(error) } satisfies PaddleThreadMessage),
-    );
+    (message) => port.postMessage(message),
+    (error: unknown) => port.postMessage({ kind: "failed", id: job.id, message: String(error) } satisfies PaddleThreadMessage),
+  );
 });
 port.postMessage({ kind: "ready" } satisfies PaddleThreadMessage);

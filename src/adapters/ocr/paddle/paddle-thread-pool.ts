@@ -9,7 +9,7 @@ export interface PaddleReading {
 
 /**
  * Inference threads for the PaddleOCR engine, each with its own ONNX sessions. How many jobs
- * run at once is the caller's business (a BoundedWorkQueue of the same size); a job takes an
+ * run at once is the caller's business (the engine capacity, of the same size); a job takes an
  * idle thread, and a thread whose job is abandoned is terminated and replaced on demand.
  */
 export class ThreadStartFailed extends Error {
@@ -31,11 +31,8 @@ export class PaddleThreadPool {
 
   private readonly setup: PaddleThreadSetup;
 
-
   private constructor(setup: PaddleThreadSetup) {
-
     this.setup = setup;
-
   }
 
   static async start(setup: PaddleThreadSetup, warm: number): Promise<PaddleThreadPool> {

@@ -1,26 +1,37 @@
+import { mkdtemp, open, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { OEM, PSM, type WorkerOptions } from "tesseract.js";
-import type { OcrLanguage } from "../../../ports/ocr-engine.ts";
+import { type OcrLanguage, ocrLanguages } from "../../../ports/ocr-engine.ts";
 
 /**
  * Where tesseract.js finds its code and models: all inside node_modules, never a CDN.
  * - traineddata: the `4.0.0_best_int` folder of each `@tesseract.js-data/<lang>` package (LSTM
- *   only, integer weights: the quick variant), read gzipped, never cached to disk;
+ *   only, integer weights: the quick variant), read gzipped, never cached to disk. A worker of
+ *   one language reads its package's folder; tesseract.js reads languages read together
+ *   (`eng+deu`) from one folder, so those come from a private folder of links to the packages'
+ *   files, made once per process;
  * - the orientation-and-script model `osd` needs the legacy engine, so its package's `4.0.0`
  *   folder and the legacy core;
  * - the worker script is the package's own Node script, which `require`s `tesseract.js-core`
  *   from node_modules (in Node `corePath` is not consulted).
  */
-export type TesseractModel = OcrLanguage | "osd";
+export type TesseractModel = ReadonlyArray<OcrLanguage> | "osd";
+
+/** One key per worker kind: `osd`, `eng`, `eng+deu`. */
+export const modelKey = (model: TesseractModel): string => (model === "osd" ? "osd" : model.join("+"));
 
 const require = createRequire(import.meta.url);
 
-const packageFolder = (model: TesseractModel) => path.dirname(require.resolve(`@tesseract.js-data/${model}/package.json`));
+const dataFolder = (code: OcrLanguage | "osd") =>
+  path.join(path.dirname(require.resolve(`@tesseract.js-data/${code}/package.json`)), code === "osd" ? "4.0.0" : "4.0.0_best_int");
+const dataFile = (code: OcrLanguage | "osd") => path.join(dataFolder(code), `${code}.traineddata.gz`);
 
 const workerPath = require.resolve("tesseract.js/src/worker-script/node/index.js");
 
 export interface TesseractWorkerSetup {
+  readonly langs: string;
   readonly oem: OEM;
   readonly options: Partial<WorkerOptions>;
   /** Read while the model loads: Tesseract's diagnostics go to a null file, not the service's stdout. */
@@ -29,23 +40,28 @@ export interface TesseractWorkerSetup {
   readonly parameters: Readonly<Record<string, string>>;
 }
 
+const cjk: ReadonlyArray<OcrLanguage> = ["jpn", "chi_sim", "chi_tra", "kor"];
+
 /**
  * - PSM 3 (automatic layout analysis, no OSD) is the CLI's default; tesseract.js starts in
  *   PSM 6 (one uniform block), which reads tables and columns as noise.
  * - The CJK models of `4.0.0_best_int` turn on `textord_use_cjk_fp_model` (Debian's models do
- *   not), which cuts Japanese paragraphs into fragments read out of order.
+ *   not), which cuts paragraphs into fragments read out of order.
  */
 const parametersFor = (model: TesseractModel): Record<string, string> => ({
   tessedit_pageseg_mode: PSM.AUTO,
-  ...(model === "jpn" || model === "chi_sim" ? { textord_use_cjk_fp_model: "0" } : {}),
+  ...(model !== "osd" && model.some((language) => cjk.includes(language)) ? { textord_use_cjk_fp_model: "0" } : {}),
 });
 
-export const workerSetupFor = (model: TesseractModel): TesseractWorkerSetup => {
+export const workerSetupFor = async (model: TesseractModel): Promise<TesseractWorkerSetup> => {
   const legacy = model === "osd";
+  const codes: ReadonlyArray<OcrLanguage | "osd"> = legacy ? ["osd"] : model;
+  const single = codes.length === 1 ? codes[0] : undefined;
   return {
+    langs: codes.join("+"),
     oem: legacy ? OEM.TESSERACT_ONLY : OEM.LSTM_ONLY,
     options: {
-      langPath: path.join(packageFolder(model), legacy ? "4.0.0" : "4.0.0_best_int"),
+      langPath: single === undefined ? await combinedFolder() : dataFolder(single),
       gzip: true,
       cacheMethod: "none",
       workerPath,
@@ -58,4 +74,40 @@ export const workerSetupFor = (model: TesseractModel): TesseractWorkerSetup => {
     initConfig: { debug_file: "/dev/null" },
     parameters: parametersFor(model),
   };
+};
+
+let combined: Promise<string> | undefined;
+/** A folder (in the system's temporary folder) linking `<code>.traineddata.gz` to each language's package file. */
+const combinedFolder = (): Promise<string> => {
+  combined ??= (async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "ocr-languages-"));
+    await Promise.all(ocrLanguages.map((code) => symlink(dataFile(code), path.join(folder, `${code}.traineddata.gz`))));
+    return folder;
+  })();
+  return combined;
+};
+
+/**
+ * What a worker of `model` is expected to hold, in bytes: the WebAssembly core and its heap,
+ * plus the unpacked models (the gzip trailer says their size), which the budget of idle workers
+ * is counted in. Measured in this service: ~30 MB for the core and about twice the model size.
+ */
+export const estimatedWorkerBytes = async (model: TesseractModel): Promise<number> => {
+  const codes: ReadonlyArray<OcrLanguage | "osd"> = model === "osd" ? ["osd"] : model;
+  const sizes = await Promise.all(codes.map(unpackedSize));
+  return coreBytes + modelFactor * sizes.reduce((sum, size) => sum + size, 0);
+};
+const coreBytes = 30 * 2 ** 20;
+const modelFactor = 2;
+
+const unpackedSize = async (code: OcrLanguage | "osd"): Promise<number> => {
+  const file = await open(dataFile(code));
+  try {
+    const { size } = await file.stat();
+    const trailer = Buffer.alloc(4);
+    await file.read(trailer, 0, 4, size - 4);
+    return trailer.readUInt32LE(0);
+  } finally {
+    await file.close();
+  }
 };

@@ -2,22 +2,15 @@ import os from "node:os";
 import { Effect, Layer } from "effect";
 import type { Page } from "tesseract.js";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
-import {
-  type OcrBlock,
-  OcrEngine,
-  type OcrEngineShape,
-  type OcrLanguage,
-  ocrLanguages,
-  type OcrRequest,
-  type OcrResult,
-} from "../../../ports/ocr-engine.ts";
-import { queuedRecognizer } from "../queued-recognizer.ts";
+import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrRequest, type OcrResult, ocrLanguages } from "../../../ports/ocr-engine.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { decodeUpright, measureTextLines, type PreparedImage, prepareImage } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
+import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
-import { type OcrScript, scriptOfLanguage, scriptOfOsdName } from "../ocr-scripts.ts";
+import { queuedRecognizer } from "../queued-recognizer.ts";
+import type { TesseractModel } from "./tesseract-language-data.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
 /**
@@ -44,13 +37,13 @@ export interface TesseractOcrEngineOptions {
   readonly deadlineMs?: number;
   /** Languages offered; default all the service knows. */
   readonly languages?: ReadonlyArray<OcrLanguage>;
-  /** Languages whose worker starts with the layer (all offered by default); others start on first use. */
+  /** Languages whose worker starts with the layer (default none); others start on first use. */
   readonly warmLanguages?: ReadonlyArray<OcrLanguage>;
   /**
-   * Idle workers kept (about 55 MB each). Default: one per language per worker slot, so a
-   * burst in any one language finds warm workers, but at most 32 beyond one per language.
+   * Memory the idle workers may hold, in bytes (default 256 MiB); beyond it the least recently
+   * used are stopped. Busy workers (at most `workers`) come on top.
    */
-  readonly maxIdleWorkers?: number;
+  readonly idleBudgetBytes?: number;
   readonly preprocessing?: Partial<TesseractPreprocessing>;
 }
 
@@ -63,6 +56,7 @@ export const defaultTesseractPreprocessing: TesseractPreprocessing = {
 
 /** Below this mean confidence a reading is "unsure": worth an orientation check or another script. */
 const unsureConfidence = 60;
+const defaultIdleBudgetBytes = 256 * 2 ** 20;
 /** OSD's own confidence above which a page is turned without reading it both ways. */
 const sureOrientationConfidence = 2;
 /** Tilt (degrees) below which Tesseract copes on its own, and the profile gain that makes a tilt believable. */
@@ -78,7 +72,7 @@ const maximumScale = 3;
 const maximumScaledPixels = 24_000_000;
 
 interface Reading {
-  readonly language: OcrLanguage;
+  readonly languages: ReadonlyArray<OcrLanguage>;
   readonly image: PreparedImage;
   readonly page: Page;
   /** Nothing was read: no point trying the page another way. */
@@ -93,26 +87,16 @@ const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
           text: tidyOcrText(line.text),
           confidence: line.confidence,
           bbox: line.bbox,
-          words: line.words
-            .filter((word) => word.text.trim() !== "")
-            .map((word) => ({ text: word.text, confidence: word.confidence, bbox: word.bbox })),
+          words: line.words.filter((word) => word.text.trim() !== "").map((word) => ({ text: word.text, confidence: word.confidence, bbox: word.bbox })),
         }))
         .filter((line) => line.words.length > 0),
     );
     return lines.length === 0 ? [] : [{ text: tidyOcrText(block.text), confidence: block.confidence, bbox: block.bbox, lines }];
   });
 
-
-const makeEngine = (
-  pool: TesseractWorkerPool,
-  options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "maxIdleWorkers">>,
-): OcrEngineShape => {
+const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "idleBudgetBytes">>): OcrEngineShape => {
   const preprocessing = { ...defaultTesseractPreprocessing, ...options.preprocessing };
   const languages = options.languages;
-  /** The model that reads a script when the language is not known yet (English for Latin). */
-  const representativeOf = (script: OcrScript): OcrLanguage | undefined =>
-    script === "Latin" && languages.includes("eng") ? "eng" : languages.find((language) => scriptOfLanguage[language] === script);
-  const scripts = [...new Set(languages.map((language) => scriptOfLanguage[language]))];
 
   const recognizeOnce = async (request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => {
     const upright = await decodeUpright(request.image.bytes);
@@ -136,9 +120,9 @@ const makeEngine = (
 
     // The layout (blocks) costs a walk over every symbol, so it is asked for only when the format shows it.
     const output = { text: true, blocks: request.outputFormat !== "text" };
-    const read = async (language: OcrLanguage, image: PreparedImage): Promise<Reading> => {
-      const { data: page } = await pool.withWorker(language, signal, (worker) => worker.recognize(image.png, {}, output));
-      return { language, image, page, empty: page.text.trim() === "" };
+    const read = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
+      const { data: page } = await pool.withWorker(model, signal, (worker) => worker.recognize(image.png, {}, output));
+      return { languages: model, image, page, empty: page.text.trim() === "" };
     };
     const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
 
@@ -155,11 +139,11 @@ const makeEngine = (
     const turnedIfBetter = async (reading: Reading, rotation: number): Promise<Reading> =>
       rotation === 0 || reading.empty || reading.page.confidence >= unsureConfidence
         ? reading
-        : better(reading, await read(reading.language, await prepare(rotation, 1)));
+        : better(reading, await read(reading.languages, await prepare(rotation, 1)));
 
-    const readKnown = async (language: OcrLanguage): Promise<Reading> => {
+    const readKnown = async (model: ReadonlyArray<OcrLanguage>): Promise<Reading> => {
       const straightened = await layout();
-      const first = await read(language, await prepare(straightened.rotation, straightened.scale));
+      const first = await read(model, await prepare(straightened.rotation, straightened.scale));
       if (!preprocessing.fixOrientation || first.empty || first.page.confidence >= unsureConfidence) return first;
       return turnedIfBetter(first, (await orientationAndScript(await prepare(0, 1))).rotation);
     };
@@ -168,24 +152,27 @@ const makeEngine = (
       const osd = await orientationAndScript(await prepare(0, 1));
       const turned = osd.sure && osd.rotation !== 0;
       const image = turned ? await prepare(osd.rotation, 1) : await layout().then(({ rotation, scale }) => prepare(rotation, scale));
-      // The script OSD names is read first, turned both ways when OSD was unsure of the turn;
-      // other scripts are tried only while the reading stays unsure.
-      const [first, ...others] = [...new Set([osd.script ?? "Latin", ...scripts])].flatMap((script) => representativeOf(script) ?? []);
+      // The script OSD names settles which languages can read the page; each of that script's
+      // usual languages reads it (the first turned both ways when OSD was unsure of the turn), the
+      // most confident reading wins. Latin text then names its own language from its words.
+      const script = osd.script !== undefined && autoCandidates(osd.script, languages).length > 0 ? osd.script : "Latin";
+      const [first, ...others] = autoCandidates(script, languages);
       if (first === undefined) throw new Error("no language to read with");
-      let best = await read(first, image);
+      let best = await read([first], image);
       if (!turned) best = await turnedIfBetter(best, osd.rotation);
-      for (const model of others) {
-        if (best.empty || best.page.confidence >= unsureConfidence) break;
-        best = better(best, await read(model, best.image));
+      for (const language of others) {
+        if (best.empty) break;
+        best = better(best, await read([language], best.image));
       }
-      const latin = scriptOfLanguage[best.language] === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
-      return latin !== undefined && latin !== best.language && languages.includes(latin) ? read(latin, best.image) : best;
+      const latin = script === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
+      return latin !== undefined && latin !== best.languages[0] && languages.includes(latin) ? read([latin], best.image) : best;
     };
 
     const reading = request.language === "auto" ? await readAuto() : await readKnown(request.language);
     const text = tidyOcrText(reading.page.text);
-    const base = { text, language: reading.language, confidence: text === "" ? 0 : reading.page.confidence };
-    const page = { width: upright.width, height: upright.height, language: reading.language };
+    const language = reading.languages.join("+");
+    const base = { text, language, confidence: text === "" ? 0 : reading.page.confidence };
+    const page = { width: upright.width, height: upright.height, language };
     const blocks = () => blocksToDisplayed(reading.image, pageBlocks(reading.page));
     switch (request.outputFormat) {
       case "text":
@@ -214,7 +201,7 @@ export const TesseractOcrEngine = {
   layer: (options: TesseractOcrEngineOptions = {}): Layer.Layer<OcrEngine, DependencyUnavailable> => {
     const workers = Math.max(1, options.workers ?? os.availableParallelism());
     const languages = options.languages ?? ocrLanguages;
-    const warm = (options.warmLanguages ?? languages).filter((language) => languages.includes(language));
+    const warm = (options.warmLanguages ?? []).filter((language) => languages.includes(language));
     const resolved = {
       workers,
       maxQueued: options.maxQueued ?? 8 * workers,
@@ -222,11 +209,12 @@ export const TesseractOcrEngine = {
       languages,
       preprocessing: options.preprocessing ?? {},
     };
-    const maxIdle = options.maxIdleWorkers ?? Math.min(languages.length * workers, languages.length + 32) + 1;
-    // One warm worker per language, a full set for English (the most asked for) and one for OSD.
-    const warmSet = warm.map((language) => [language, language === "eng" ? workers : 1] as const);
+    // One warm worker per warm language and, with them, one for OSD (which "auto" asks first); a second
+    // worker of a language starts when two requests want it at once.
+    const warmSet = warm.map((language): readonly [TesseractModel, number] => [[language], 1]);
+    const idleBudgetBytes = options.idleBudgetBytes ?? defaultIdleBudgetBytes;
     const start = Effect.tryPromise({
-      try: () => TesseractWorkerPool.start([...warmSet, ["osd", 1]], maxIdle),
+      try: () => TesseractWorkerPool.start(warmSet.length === 0 ? [] : [...warmSet, ["osd", 1]], idleBudgetBytes),
       catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
     });
     return Layer.effect(OcrEngine)(

@@ -1,21 +1,22 @@
 import { createWorker, type Worker } from "tesseract.js";
-import { type TesseractModel, workerSetupFor } from "./tesseract-language-data.ts";
+import { estimatedWorkerBytes, modelKey, type TesseractModel, workerSetupFor } from "./tesseract-language-data.ts";
 
 /**
- * tesseract.js workers, one model each. A worker holds one model because tesseract.js reads
- * every language of a worker from a single `langPath`, while each language ships in its own
- * npm package; switching a worker's language would mean a fresh worker anyway (~0.3 s).
+ * tesseract.js workers, one model each (a language, several read together, or OSD). A worker
+ * starts on first use of its model (~0.3-1 s, the model read from its npm package) and is kept
+ * idle afterwards while the idle workers fit `idleBudgetBytes`, the least recently used dropped
+ * first, so that the service holds the languages in use, not all it offers.
  *
- * How many run at once is the caller's business (a BoundedWorkQueue sized to the cores); this
- * pool keeps idle workers warm, up to `maxIdle`, dropping the least recently used first.
+ * How many run at once is the caller's business (the engine capacity, sized to the cores).
  */
 export class WorkerStartFailed extends Error {
   override readonly name = "WorkerStartFailed";
 }
 
 interface IdleWorker {
-  readonly model: TesseractModel;
+  readonly key: string;
   readonly worker: Worker;
+  readonly bytes: number;
 }
 
 export class TesseractWorkerPool {
@@ -24,25 +25,18 @@ export class TesseractWorkerPool {
   private readonly busy = new Set<Worker>();
   private closed = false;
 
-  private readonly maxIdle: number;
+  private readonly idleBudgetBytes: number;
 
-
-  private constructor(maxIdle: number) {
-
-    this.maxIdle = maxIdle;
-
+  private constructor(idleBudgetBytes: number) {
+    this.idleBudgetBytes = idleBudgetBytes;
   }
 
   /** Starts `count` workers of each model given, so that their first requests are warm. */
-  static async start(warm: ReadonlyArray<readonly [TesseractModel, number]>, maxIdle: number): Promise<TesseractWorkerPool> {
-    const pool = new TesseractWorkerPool(maxIdle);
+  static async start(warm: ReadonlyArray<readonly [TesseractModel, number]>, idleBudgetBytes: number): Promise<TesseractWorkerPool> {
+    const pool = new TesseractWorkerPool(idleBudgetBytes);
     try {
-      const started = await Promise.all(
-        warm.flatMap(([model, count]) =>
-          Array.from({ length: count }, async () => ({ model, worker: await pool.spawn(model) })),
-        ),
-      );
-      pool.idle.push(...started);
+      const started = await Promise.all(warm.flatMap(([model, count]) => Array.from({ length: count }, () => pool.spawn(model))));
+      for (const entry of started) pool.release(entry);
     } catch (cause) {
       await pool.terminate();
       throw cause;
@@ -50,16 +44,26 @@ export class TesseractWorkerPool {
     return pool;
   }
 
-  private async spawn(model: TesseractModel): Promise<Worker> {
-    const { oem, options, initConfig, parameters } = workerSetupFor(model);
+  /** Bytes the idle workers are expected to hold, for metrics and tests. */
+  get idleBytes(): number {
+    return this.idle.reduce((sum, entry) => sum + entry.bytes, 0);
+  }
+
+  /** The models of the idle workers, least recently used first. */
+  get idleModels(): ReadonlyArray<string> {
+    return this.idle.map((entry) => entry.key);
+  }
+
+  private async spawn(model: TesseractModel): Promise<IdleWorker> {
     let worker: Worker;
     try {
-      worker = await createWorker(model, oem, options, initConfig);
+      const { langs, oem, options, initConfig, parameters } = await workerSetupFor(model);
+      worker = await createWorker(langs, oem, options, initConfig);
+      await worker.setParameters(parameters);
     } catch (cause) {
-      throw new WorkerStartFailed(`tesseract worker for ${model} did not start: ${String(cause)}`, { cause });
+      throw new WorkerStartFailed(`tesseract worker for ${modelKey(model)} did not start: ${String(cause)}`, { cause });
     }
-    await worker.setParameters(parameters);
-    return worker;
+    return { key: modelKey(model), worker, bytes: await estimatedWorkerBytes(model) };
   }
 
   /**
@@ -69,8 +73,10 @@ export class TesseractWorkerPool {
   async withWorker<A>(model: TesseractModel, signal: AbortSignal, use: (worker: Worker) => Promise<A>): Promise<A> {
     signal.throwIfAborted();
     if (this.closed) throw new WorkerStartFailed("the tesseract worker pool is closed");
-    const index = this.idle.findIndex((entry) => entry.model === model);
-    const worker = index >= 0 ? this.idle.splice(index, 1)[0]!.worker : await this.spawn(model);
+    const key = modelKey(model);
+    const index = this.idle.findIndex((entry) => entry.key === key);
+    const entry = index >= 0 ? this.idle.splice(index, 1)[0]! : await this.spawn(model);
+    const { worker } = entry;
     this.busy.add(worker);
     const onAbort = () => {
       this.busy.delete(worker);
@@ -85,17 +91,18 @@ export class TesseractWorkerPool {
       return result;
     } finally {
       signal.removeEventListener("abort", onAbort);
-      if (this.busy.delete(worker)) this.release({ model, worker });
+      if (this.busy.delete(worker)) this.release(entry);
     }
   }
 
+  /** Keeps the worker idle, most recently used, and drops the least recently used beyond the budget (never the last one). */
   private release(entry: IdleWorker): void {
     if (this.closed) {
       void entry.worker.terminate();
       return;
     }
     this.idle.push(entry);
-    while (this.idle.length > this.maxIdle) void this.idle.shift()?.worker.terminate();
+    while (this.idle.length > 1 && this.idleBytes > this.idleBudgetBytes) void this.idle.shift()?.worker.terminate();
   }
 
   async terminate(): Promise<void> {

@@ -1,0 +1,154 @@
+import { Effect, Layer } from "effect";
+import sharp from "sharp";
+import { DocumentReader, type DocumentReaderShape, type OpenedDocument, type PageFailure } from "../../ports/document-reader.ts";
+import { DependencyUnavailable, EngineTimeout, ImageTooLarge, InvalidImage } from "../../ports/errors.ts";
+import type { ValidatedImage } from "../../ports/image.ts";
+import { ImageInspector, type ImageInspectorShape } from "../../ports/image-inspector.ts";
+import { looksLikeBmp, readBmpHeader } from "../image/bmp-decoding.ts";
+import { looksLikePnm, readPnmHeader } from "../image/pnm-decoding.ts";
+import type { HeaderReading, RawRaster } from "../image/raw-raster.ts";
+import { sniffImageFormat } from "../image/sniff-image-format.ts";
+import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThread } from "./document-thread-client.ts";
+import type { RenderedPage } from "./pdfium-documents.ts";
+
+export interface DocumentReaderOptions {
+  /** Pages a document may have (MAX_DOCUMENT_PAGES); more gets 413. */
+  readonly maxPages: number;
+  /** Per image or page, as for every image (MAX_IMAGE_PIXELS). */
+  readonly maxPixels: number;
+  /** Rasterising one PDF page or unpacking one bitmap, at most (ENGINE_DEADLINE_MS). */
+  readonly deadlineMs: number;
+}
+
+/**
+ * PDF pages are drawn at 300 dpi, the usual resolution of scans, which Tesseract reads best; a
+ * page that would pass `pdfPagePixels` (posters, plans) is drawn smaller instead.
+ */
+const pdfDpi = 300;
+const pdfPagePixels = 16_000_000;
+/** Opening a PDF and counting its pages takes milliseconds; one that takes longer is refused, not waited on. */
+const pdfInspectDeadlineMs = 3000;
+/** The thread (with PDFium's memory) stops this long after its last job. */
+const threadIdleMs = 60_000;
+
+/** Pages handed to the OCR engine: PNG, fast compression. */
+const pngOf = (raster: RawRaster | (RenderedPage & { readonly channels?: 1 | 3 })) =>
+  sharp(raster.pixels, { raw: { width: raster.width, height: raster.height, channels: raster.channels ?? 1 } })
+    .png({ compressionLevel: 1, adaptiveFiltering: false })
+    .toBuffer();
+
+const asValidated = (png: Buffer, width: number, height: number): ValidatedImage => ({
+  bytes: new Uint8Array(png.buffer, png.byteOffset, png.byteLength),
+  format: "png",
+  width,
+  height,
+});
+
+const threadFailure =
+  (what: string, timeout: (error: DocumentJobTimeout) => PageFailure) =>
+  (error: unknown): PageFailure => {
+    if (error instanceof DocumentRefused) return new InvalidImage({ message: error.message });
+    if (error instanceof DocumentJobTimeout) return timeout(error);
+    return new DependencyUnavailable({ dependency: `document thread (${what})`, cause: error });
+  };
+
+const tooManyPages = (format: string, pages: number, maxPages: number) =>
+  new ImageTooLarge({ message: `the ${format} document has ${pages} pages; the limit is ${maxPages} pages` });
+
+export const makeDocumentReader = (inspector: ImageInspectorShape, thread: DocumentThread, options: DocumentReaderOptions): DocumentReaderShape => {
+  const { maxPages, maxPixels, deadlineMs } = options;
+  const engineTimeout = () => new EngineTimeout({ deadlineMs });
+
+  /** BMP and PNM: the header is read and bounded here, the pixels unpacked in the thread. */
+  const bitmap = <H>(kind: "bmp" | "pnm", bytes: Uint8Array, reading: HeaderReading<H>) =>
+    Effect.gen(function* () {
+      if (!reading.ok) return yield* new InvalidImage({ message: reading.message });
+      const job = { kind, bytes, header: reading.header } as Parameters<DocumentThread["run"]>[0];
+      const raster = yield* Effect.tryPromise({ try: () => thread.run<RawRaster>(job, deadlineMs), catch: threadFailure(kind, engineTimeout) });
+      const png = yield* Effect.tryPromise({ try: () => pngOf(raster), catch: (cause) => new DependencyUnavailable({ dependency: "sharp", cause }) });
+      return asValidated(png, raster.width, raster.height);
+    });
+
+  const pdf = (bytes: Uint8Array) =>
+    Effect.gen(function* () {
+      const { pages } = yield* Effect.tryPromise({
+        try: () => thread.run<{ pages: number }>({ kind: "pdf-inspect", bytes }, pdfInspectDeadlineMs),
+        catch: threadFailure("pdf", () => new InvalidImage({ message: `the PDF could not be opened within ${pdfInspectDeadlineMs / 1000} s` })),
+      });
+      if (pages > maxPages) return yield* tooManyPages("PDF", pages, maxPages);
+      const page = (index: number) =>
+        Effect.gen(function* () {
+          const rendered = yield* Effect.tryPromise({
+            try: () =>
+              thread.run<RenderedPage>({ kind: "pdf-render", bytes, page: index, dpi: pdfDpi, maxPixels: Math.min(maxPixels, pdfPagePixels) }, deadlineMs),
+            catch: threadFailure("pdf", engineTimeout),
+          });
+          const png = yield* Effect.tryPromise({ try: () => pngOf(rendered), catch: (cause) => new DependencyUnavailable({ dependency: "sharp", cause }) });
+          return asValidated(png, rendered.width, rendered.height);
+        });
+      return { format: "pdf", pages, page } satisfies OpenedDocument;
+    });
+
+  /** A TIFF of one page is an image as before (undefined here); of several, a document whose pages libvips decodes one at a time. */
+  const tiff = (bytes: Uint8Array) =>
+    Effect.gen(function* () {
+      // A header libvips cannot read is not a document: readImage then says what is wrong with it.
+      const metadata = yield* Effect.promise(() =>
+        sharp(bytes, { limitInputPixels: false })
+          .metadata()
+          .catch(() => undefined),
+      );
+      const pages = metadata?.pages ?? 1;
+      if (pages <= 1) return undefined;
+      if (pages > maxPages) return yield* tooManyPages("TIFF", pages, maxPages);
+      const page = (index: number) =>
+        Effect.gen(function* () {
+          const decoder = () => sharp(bytes, { page: index, autoOrient: true, limitInputPixels: false, failOn: "error" });
+          const { width, height } = yield* Effect.tryPromise({
+            try: async () => (await decoder().metadata()).autoOrient,
+            catch: () => new InvalidImage({ message: `page ${index + 1} of the TIFF cannot be read` }),
+          });
+          if (width * height > maxPixels) {
+            return yield* new InvalidImage({ message: `page ${index + 1} of the TIFF is ${width}×${height}, over the pixel limit` });
+          }
+          const png = yield* Effect.tryPromise({
+            try: () => decoder().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer(),
+            catch: () => new InvalidImage({ message: `page ${index + 1} of the TIFF is corrupt` }),
+          });
+          return asValidated(png, width, height);
+        });
+      return { format: "tiff", pages, page } satisfies OpenedDocument;
+    });
+
+  return {
+    openDocument: (bytes) =>
+      Effect.suspend((): Effect.Effect<OpenedDocument | undefined, PageFailure> => {
+        const sniffed = sniffImageFormat(bytes);
+        if (sniffed.accepted) return sniffed.format === "tiff" ? tiff(bytes) : Effect.succeed(undefined);
+        // PDF readers look for the header within the first 1024 bytes.
+        const pdfHeader = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes("%PDF-");
+        return pdfHeader && !looksLikeBmp(bytes) && !looksLikePnm(bytes) ? pdf(bytes) : Effect.succeed(undefined);
+      }),
+    readImage: (bytes) =>
+      Effect.suspend((): Effect.Effect<ValidatedImage, PageFailure> => {
+        if (!sniffImageFormat(bytes).accepted) {
+          if (looksLikeBmp(bytes)) return bitmap("bmp", bytes, readBmpHeader(bytes, maxPixels));
+          if (looksLikePnm(bytes)) return bitmap("pnm", bytes, readPnmHeader(bytes, maxPixels));
+        }
+        return inspector.inspect(bytes);
+      }),
+  };
+};
+
+/** The reader with its thread, which stops when the layer's scope closes. */
+export const documentReaderLayer = (options: DocumentReaderOptions) =>
+  Layer.effect(DocumentReader)(
+    Effect.gen(function* () {
+      const inspector = yield* ImageInspector;
+      const thread = yield* Effect.acquireRelease(
+        Effect.sync(() => documentThread({ idleMs: threadIdleMs })),
+        (started) => Effect.promise(() => started.terminate()),
+      );
+      return makeDocumentReader(inspector, thread, options);
+    }),
+  );

@@ -1,0 +1,217 @@
+import { Schema } from "effect";
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api";
+import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
+import { GenerateBody, OcrBody, VirtualTryOnBody } from "./api-schemas.ts";
+import { AuditReportData } from "./audit-report-schema.ts";
+import { type ApiErrorTag, ERROR_CATALOG, INTERNAL_ERROR } from "./error-response.ts";
+import { IdempotencyKey } from "./idempotency-key.ts";
+import { API_VERSION } from "./middleware/security-headers.ts";
+import { ErrorBody, GenerateImageData, OcrData, OcrLanguagesData, ProfileData, Success, TemplatesData, VirtualTryOnData } from "./response-schemas.ts";
+
+/**
+ * The API's contract, declared once: each operation's path, request, success body and the errors
+ * it can answer with. Koa serves it (api-routes.ts encodes every response through these Schemas);
+ * openapi-document.ts generates the OpenAPI document from it. A new operation is one endpoint here.
+ */
+
+/** The success bodies the handlers encode. */
+export const GenerateImageResponse = Success("GenerateImageResponse", GenerateImageData);
+export const VirtualTryOnResponse = Success("VirtualTryOnResponse", VirtualTryOnData);
+export const RecognizeTextResponse = Success("RecognizeTextResponse", OcrData);
+export const OcrLanguagesResponse = Success("OcrLanguagesResponse", OcrLanguagesData);
+export const TemplatesResponse = Success("TemplatesResponse", TemplatesData);
+export const ProfileResponse = Success("ProfileResponse", ProfileData);
+export const AuditReportResponse = Success("AuditReportResponse", AuditReportData);
+
+const pascal = (code: string) =>
+  code
+    .toLowerCase()
+    .replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase())
+    .replace(/Error$/, "");
+
+/** Operations that answer a status with the same codes share one component. */
+const errorSchemas = new Map<string, ReturnType<typeof errorSchema>>();
+const errorSchema = (status: number, codes: ReadonlyArray<string>, anyCode: boolean) =>
+  ErrorBody(anyCode ? undefined : codes)
+    .pipe(HttpApiSchema.status(status))
+    .annotate({
+      identifier: `${codes.map(pascal).join("Or")}${anyCode ? "OrRejected" : ""}Error`,
+      description: anyCode ? `${codes.join(", ")} or the refusing rule's own code` : codes.join(" or "),
+    });
+
+/** One error response per status, listing the codes this operation can get with it. */
+const errorResponses = (tags: ReadonlyArray<ApiErrorTag>) => {
+  const byStatus = new Map<number, Set<string>>([[INTERNAL_ERROR.status, new Set([INTERNAL_ERROR.code])]]);
+  let open = false;
+  for (const tag of tags) {
+    const entry = ERROR_CATALOG[tag];
+    const codes = byStatus.get(entry.status) ?? new Set<string>();
+    if (entry.codes === undefined) open = true;
+    for (const code of entry.codes ?? []) codes.add(code);
+    byStatus.set(entry.status, codes);
+  }
+  return [...byStatus].map(([status, codeSet]) => {
+    const codes = [...codeSet].sort();
+    const anyCode = open && ERROR_CATALOG.CommandRejected.status === status;
+    const key = `${status} ${codes.join(" ")} ${anyCode}`;
+    const schema = errorSchemas.get(key) ?? errorSchema(status, codes, anyCode);
+    errorSchemas.set(key, schema);
+    return schema;
+  });
+};
+
+const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "RateLimited", "DependencyUnavailable"];
+/** A POST: its JSON body and Idempotency-Key can be refused before the use case runs. */
+const POSTED: ReadonlyArray<ApiErrorTag> = [...KEYED, "InvalidRequest", "UnsupportedMediaType", "BodyTooLarge", "IdempotencyKeyReused", "IdempotencyKeyInUse"];
+/** A billable transformation (decisions.md's order of checks). */
+const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
+  ...POSTED,
+  "InsufficientPermissions",
+  "QuotaExceeded",
+  "ImageTooLarge",
+  "InvalidImage",
+  "EngineBusy",
+  "EngineTimeout",
+];
+
+class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
+  security: { bearer: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "An API key: its_<keyId>_<secret>")) },
+}) {}
+
+class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
+  security: {
+    operator: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "The operator credential (OPERATOR_TOKEN); API keys do not open these routes."),
+    ),
+  },
+}) {}
+
+const idempotencyHeader = {
+  "idempotency-key": Schema.optionalKey(IdempotencyKey),
+};
+
+const transformations = HttpApiGroup.make("transformations", { topLevel: true })
+  .add(
+    HttpApiEndpoint.post("generateImage", "/generate", {
+      headers: idempotencyHeader,
+      payload: GenerateBody,
+      success: GenerateImageResponse.annotate({ description: "The transformed image, stored; resultUrl works without a key until expiresAt" }),
+      error: errorResponses(TRANSFORMATION),
+    })
+      .annotate(OpenApi.Summary, "Apply a catalog template to an image")
+      .annotate(
+        OpenApi.Description,
+        `Template types: ${templateTypes(TEMPLATES).join(", ")}. GET /templates lists every template with the plans that include it.`,
+      ),
+    HttpApiEndpoint.post("recognizeText", "/ocr", {
+      headers: idempotencyHeader,
+      payload: OcrBody,
+      success: RecognizeTextResponse.annotate({ description: 'The text, with the format\'s own field; an image with no text gives text ""' }),
+      error: errorResponses([...TRANSFORMATION, "UnsupportedLanguage"]),
+    })
+      .annotate(OpenApi.Summary, "Read the text of an image or a document")
+      .annotate(
+        OpenApi.Description,
+        "Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; " +
+          "every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); " +
+          "more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. " +
+          "Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps.",
+      ),
+    HttpApiEndpoint.post("virtualTryOn", "/virtual-tryon", {
+      headers: idempotencyHeader,
+      payload: VirtualTryOnBody,
+      success: VirtualTryOnResponse.annotate({ description: "The composite, stored; settings echoes what was applied, defaults filled in" }),
+      error: errorResponses([...TRANSFORMATION, "UnusableTryOnInput"]),
+    })
+      .annotate(OpenApi.Summary, "Dress the person in the garment (pro and enterprise plans)")
+      .annotate(
+        OpenApi.Description,
+        "A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, " +
+          "warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost.",
+      ),
+  )
+  .middleware(ApiKey)
+  .annotateMerge(
+    OpenApi.annotations({ title: "Transformations", description: "Billable operations: each success is one transformation of the month's quota." }),
+  );
+
+const catalog = HttpApiGroup.make("catalog", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("listTemplates", "/templates", {
+      success: TemplatesResponse.annotate({ description: "Every template with its type, output and plans" }),
+      error: errorResponses(KEYED),
+    })
+      .annotate(OpenApi.Summary, "The template catalog")
+      .annotate(OpenApi.Description, "Every template POST /generate accepts: its type, what it does, the output it makes and the plans that include it."),
+    HttpApiEndpoint.get("listOcrLanguages", "/ocr/languages", {
+      success: OcrLanguagesResponse.annotate({ description: "auto plus each language code with its name" }),
+      error: errorResponses(KEYED),
+    })
+      .annotate(OpenApi.Summary, "The OCR languages of the configured engine")
+      .annotate(OpenApi.Description, "The values POST /ocr accepts as language: auto (detected, then reported) and each language the configured engine reads."),
+  )
+  .middleware(ApiKey)
+  .annotateMerge(OpenApi.annotations({ title: "Catalog", description: "What the operations accept." }));
+
+const account = HttpApiGroup.make("account", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("getProfile", "/user/profile", {
+      success: ProfileResponse.annotate({ description: "Account, plan, features, this month's quota, rate limit and the calling key" }),
+      error: errorResponses(KEYED),
+    })
+      .annotate(OpenApi.Summary, "The account that owns the key")
+      .annotate(OpenApi.Description, "Plan, features, this month's quota (reset at the start of each UTC month), the key's rate limit and the calling key."),
+  )
+  .middleware(ApiKey)
+  .annotateMerge(OpenApi.annotations({ title: "Account", description: "The calling account." }));
+
+const resultImage = (contentType: string) => Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType }));
+
+const results = HttpApiGroup.make("results", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("getResult", "/results/:resultId", {
+      params: { resultId: Schema.String },
+      query: { expires: Schema.String, signature: Schema.String },
+      success: [resultImage("image/jpeg"), resultImage("image/png"), resultImage("image/webp"), resultImage("image/avif")],
+      error: errorResponses(["InvalidSignature", "NotFound", "DependencyUnavailable"]),
+    })
+      .annotate(OpenApi.Summary, "A stored result, through its signed URL (no key needed)")
+      .annotate(OpenApi.Description, "The URL comes from resultUrl; it works until expiresAt."),
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Results", description: "Stored results behind signed URLs." }));
+
+const audit = HttpApiGroup.make("audit", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("auditAccount", "/audit/accounts/:accountId", {
+      params: { accountId: Schema.String },
+      query: {
+        from: Schema.optionalKey(Schema.String.annotate({ description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive" })),
+        to: Schema.optionalKey(Schema.String.annotate({ description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time" })),
+      },
+      success: AuditReportResponse.annotate({ description: "The audit report" }),
+      error: errorResponses(["InvalidRequest", "Unauthorized", "RateLimited", "NotFound", "DependencyUnavailable"]),
+    })
+      .annotate(OpenApi.Summary, "Audit one account: its quota ledger and key lifecycle replayed from the event store, checked against the projections")
+      .annotate(OpenApi.Description, "Operators only. The same report as `itsctl audit --json`; `ok` is false when anything differs."),
+  )
+  .middleware(OperatorToken)
+  .annotateMerge(OpenApi.annotations({ title: "Audit", description: "Operator-only routes." }));
+
+export const ImageTransformationApi = HttpApi.make("image-transformation-api")
+  .add(transformations)
+  .add(catalog)
+  .add(account)
+  .add(results)
+  .add(audit)
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Image Transformation API",
+      version: API_VERSION,
+      description:
+        "Template transformations, OCR and virtual try-on over HTTPS. Keyed calls need `Authorization: Bearer <API key>`. " +
+        "Rate: a token bucket per key, 15 burst, refilled at 10 per minute. Monthly transformations: free 50, pro 500, enterprise unlimited; " +
+        "a transformation is one successful /generate, /ocr or /virtual-tryon. Every POST takes an optional Idempotency-Key: a retry with the same key " +
+        "and body gets the first response again and is charged once. Responses carry X-Request-Id, API-Version and the IETF RateLimit fields.",
+      license: { name: "Proprietary", url: "https://example.com/terms" },
+    }),
+  );

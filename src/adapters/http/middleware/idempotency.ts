@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import { Schema } from "effect";
+import type { Middleware } from "koa";
+import type { Logger } from "pino";
+import type { Principal } from "../../../application/authenticate.ts";
+import { InvalidRequest } from "../../../application/errors.ts";
+import { beginIdempotentRequest, finishIdempotentRequest, type IdempotentRequest } from "../../../application/idempotent-requests.ts";
+import type { RecordedResponse } from "../../../domain/idempotent-request.ts";
+import type { AppServices } from "../app-services.ts";
+import { clientGone, type RunEffect } from "../effect-runner.ts";
+import { errorResponseOf } from "../error-response.ts";
+import { IdempotencyKey } from "../idempotency-key.ts";
+import { sendError, sendFailure } from "../respond.ts";
+
+const sha256 = (...parts: ReadonlyArray<string | Buffer>): string => {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(part).update("\n");
+  return hash.digest("hex");
+};
+
+const isKey = Schema.is(IdempotencyKey);
+
+/**
+ * A response worth keeping for repeats: what the request deterministically earns. A failure a
+ * retry may not meet (a 5xx, a busy key, a rate or quota refusal, a client that left: 499) frees
+ * the key instead.
+ */
+const keeps = (status: number): boolean => status < 499 && status !== 409 && status !== 429;
+
+/**
+ * `Idempotency-Key` on a POST, after authentication and the body: the first request with a key
+ * runs and its response is recorded (as events, for 24 hours); a repeat gets it again, marked
+ * `Idempotent-Replayed: true`, without running or charging anything.
+ */
+export const idempotency =
+  (run: RunEffect<AppServices>, logger: Logger): Middleware =>
+  async (ctx, next) => {
+    // The raw body is needed only for the fingerprint: let it go now rather than hold it while
+    // the request waits for an engine (as much memory again as the parsed body).
+    const raw = ctx.state.rawBody;
+    delete ctx.state.rawBody;
+    const key = ctx.headers["idempotency-key"];
+    if (key === undefined) return next();
+    if (typeof key !== "string" || !isKey(key)) {
+      const message = "Idempotency-Key must be 1 to 255 printable ASCII characters.";
+      return sendError(ctx, errorResponseOf(new InvalidRequest({ message, details: [{ path: "Idempotency-Key", message }] })));
+    }
+    const principal: Principal = ctx.state.principal!;
+    const request: IdempotentRequest = {
+      accountId: principal.account.accountId,
+      keyDigest: sha256(key),
+      fingerprint: sha256(ctx.method, ctx.path, raw ?? ""),
+      actor: { kind: "api-key", keyId: principal.key.keyId, accountId: principal.account.accountId },
+    };
+    const begun = await run(beginIdempotentRequest(request), { signal: clientGone(ctx) });
+    if (begun._tag === "Failure") return sendFailure(ctx, begun.cause);
+    if (begun.value._tag === "Replay") {
+      ctx.status = begun.value.response.status;
+      ctx.body = begun.value.response.body;
+      ctx.set("Idempotent-Replayed", "true");
+      return;
+    }
+    const { attemptId } = begun.value;
+    let recorded: RecordedResponse | undefined;
+    try {
+      await next();
+      if (keeps(ctx.status) && typeof ctx.body === "object" && ctx.body !== null && !Buffer.isBuffer(ctx.body)) {
+        recorded = { status: ctx.status, body: ctx.body as RecordedResponse["body"] };
+      }
+    } finally {
+      const finished = await run(finishIdempotentRequest(request, attemptId, recorded));
+      // The response stands; the key stays held until its lease passes, then a repeat runs again.
+      if (finished._tag === "Failure") logger.warn({ requestId: ctx.state.requestId, cause: String(finished.cause) }, "idempotency record not finished");
+    }
+  };

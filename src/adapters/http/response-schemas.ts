@@ -1,0 +1,146 @@
+import { Schema } from "effect";
+import { FEATURES, PLAN_IDS } from "../../domain/plan.ts";
+import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages, ocrOutputFormats } from "../../ports/ocr-engine.ts";
+import { TryOnSettings } from "./api-schemas.ts";
+
+/**
+ * Every response body of the API (decisions.md): `{ success: true, data }` or the error body of
+ * spec 2.5. Handlers encode what they send through these, and the OpenAPI document is generated
+ * from them, so what is documented is what is sent. Fields are added, never removed or renamed.
+ */
+const Text = Schema.String;
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+const Milliseconds = Schema.Finite.annotate({ description: "milliseconds" });
+const DateTime = Schema.String.annotate({ format: "date-time" });
+const RequestId = Schema.String.annotate({ description: "the transformation's id, as the audit trail records it" });
+
+/** A stored result: its signed URL works without a key until it expires. */
+const StoredResult = {
+  requestId: RequestId,
+  resultUrl: Schema.String.annotate({ format: "uri", description: "absolute HTTPS URL, signed; no key needed until expiresAt" }),
+  expiresAt: DateTime,
+};
+
+/** `{ success: true, data }` with the operation's data; `identifier` names it in the document. */
+export const Success = <S extends Schema.Top>(identifier: string, data: S) => Schema.Struct({ success: Schema.Literal(true), data }).annotate({ identifier });
+
+export const FieldIssue = Schema.Struct({ path: Text, message: Text });
+
+/** The error body; each response lists the codes its status can carry (see error-response.ts). */
+export const ErrorBody = <const Codes extends ReadonlyArray<string>>(codes: Codes | undefined) =>
+  Schema.Struct({
+    success: Schema.Literal(false),
+    error: Schema.Struct({
+      code: codes === undefined ? Text : Schema.Literals(codes),
+      message: Text,
+      details: Schema.optionalKey(Schema.Array(FieldIssue).annotate({ description: "one entry per offending field" })),
+    }),
+  });
+
+export const GenerateImageData = Schema.Struct({
+  ...StoredResult,
+  template: Text,
+  templateType: Text,
+  format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
+  width: Count,
+  height: Count,
+  bytes: Count,
+  processingTime: Milliseconds,
+});
+
+export const VirtualTryOnData = Schema.Struct({
+  ...StoredResult,
+  settings: TryOnSettings.annotate({ description: "what was applied, defaults filled in" }),
+  format: Schema.String.annotate({ description: "jpeg, or png (with alpha) when backgroundStyle is transparent" }),
+  width: Count,
+  height: Count,
+  coverage: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })).annotate({
+    description:
+      "share (0-1) of what the person wore on the torso that the new garment covers. The old garment's area is taken to be the torso: the person's silhouette between the shoulder and the hip lines, less the arms in front of it and the face. On the rest (1 − coverage) the old garment still shows: the new one is shorter or narrower, or fitPreference is tight",
+  }),
+  processingTime: Milliseconds,
+});
+
+const Box = Schema.Struct({ x0: Schema.Finite, y0: Schema.Finite, x1: Schema.Finite, y1: Schema.Finite });
+const Word = { text: Text, confidence: Schema.Finite, bbox: Box };
+const OcrWord = Schema.Struct(Word);
+const OcrLine = Schema.Struct({ ...Word, words: Schema.Array(OcrWord) });
+const OcrBlock = Schema.Struct({ ...Word, lines: Schema.Array(OcrLine) });
+
+const OcrLanguageUsed = Text.check(Schema.isPattern(ocrLanguageRequestPattern));
+const Confidence = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 100 }));
+const FormatFields = {
+  blocks: Schema.optionalKey(Schema.Array(OcrBlock).annotate({ description: "json only: blocks, lines and words with their boxes" })),
+  hocr: Schema.optionalKey(Text.annotate({ description: "hocr only" })),
+  tsv: Schema.optionalKey(Text.annotate({ description: "tsv only" })),
+};
+
+const OcrPage = Schema.Struct({
+  page: Count.annotate({ description: "the page's number, from 1" }),
+  text: Text.annotate({ description: '"" when the page holds no text' }),
+  language: OcrLanguageUsed.annotate({ description: "the language this page was read in" }),
+  confidence: Confidence,
+  outputFormat: Schema.Literals(ocrOutputFormats),
+  ...FormatFields,
+});
+
+export const OcrData = Schema.Struct({
+  requestId: RequestId,
+  text: Text.annotate({ description: '"" when the image holds no text; for a document, the pages\' text joined by a blank line' }),
+  language: OcrLanguageUsed.annotate({
+    description: "the language used (eng+deu when several were asked); the detected one when auto was asked; for a document, the one most pages were read in",
+  }),
+  confidence: Confidence.annotate({ description: "0-100; for a document, the pages' confidence weighted by their characters" }),
+  outputFormat: Schema.Literals(ocrOutputFormats),
+  processingTime: Milliseconds,
+  ...FormatFields,
+  pages: Schema.optionalKey(
+    Schema.Array(OcrPage).annotate({
+      description: "documents only (PDF, multi-page TIFF): each page's result, with the format's own field; every page is one transformation",
+    }),
+  ),
+});
+
+export const OcrLanguagesData = Schema.Struct({
+  languages: Schema.Array(Schema.Struct({ code: Schema.Literals([ocrAutoLanguage, ...ocrLanguages]), name: Text, script: Text })),
+});
+
+export const TemplatesData = Schema.Struct({
+  templates: Schema.Array(
+    Schema.Struct({
+      template: Text,
+      templateType: Text,
+      description: Text,
+      output: Schema.Struct({
+        width: Schema.optionalKey(Count),
+        height: Schema.optionalKey(Count),
+        fit: Schema.optionalKey(Schema.Literals(["cover", "contain", "inside"])),
+        format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
+        quality: Count,
+      }),
+      plans: Schema.Array(Schema.Literals(PLAN_IDS)),
+    }),
+  ),
+});
+
+const NullableCount = Schema.NullOr(Count).annotate({ description: "null when unlimited" });
+
+export const ProfileData = Schema.Struct({
+  id: Text,
+  email: Text,
+  name: Text,
+  plan: Schema.Literals(PLAN_IDS),
+  features: Schema.Array(Schema.Literals(FEATURES)),
+  quota: Schema.Struct({
+    limit: NullableCount,
+    used: Count,
+    remaining: NullableCount,
+    period: Text.annotate({ description: "YYYY-MM, UTC" }),
+    resetsAt: DateTime,
+  }),
+  rateLimit: Schema.Struct({ perMinute: Count, burst: Count }),
+  key: Schema.Struct({ id: Text, name: Text, prefix: Text, createdAt: DateTime }),
+});
+
+/** GET /healthz, outside the API: for load balancers. */
+export const HealthResponse = Success("HealthResponse", Schema.Struct({ status: Schema.Literal("ok") }));
