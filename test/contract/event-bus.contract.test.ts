@@ -69,7 +69,10 @@ const ids = (events: ReadonlyArray<RecordedEvent>) => events.map((event) => even
 
 const eventBusContract = (target: ContractTarget) =>
   describe(`EventBus contract: ${target.name}`, () => {
-    const withBuses = <A>(count: number, body: (buses: ReadonlyArray<EventBusShape>, durable: (name: string) => string) => Effect.Effect<A, unknown, Scope.Scope>) => {
+    const withBuses = <A>(
+      count: number,
+      body: (buses: ReadonlyArray<EventBusShape>, durable: (name: string) => string) => Effect.Effect<A, unknown, Scope.Scope>,
+    ) => {
       const suffix = randomUUID().slice(0, 8);
       return Effect.runPromise(
         Effect.scoped(
@@ -95,6 +98,31 @@ const eventBusContract = (target: ContractTarget) =>
           yield* publishAll(bus, late);
           const handled = yield* Fiber.join(consuming);
           expect(handled).toEqual([...early, ...late]);
+        }),
+      ));
+
+    it("hands each event over with its place on the bus, the sequence publish reported", () =>
+      withBus((bus, durable) =>
+        Effect.gen(function* () {
+          const events = [recorded("account-p"), recorded("quota-p-2026-01"), recorded("account-p")];
+          const published = yield* publishAll(bus, events);
+          const places: Array<{ subject: string; sequence: number }> = [];
+          yield* Effect.gen(function* () {
+            const done = yield* Deferred.make<void>();
+            const fiber = yield* bus
+              .consume({ durable: durable("places") }, (_event, message) =>
+                Effect.suspend(() => {
+                  places.push(message);
+                  return places.length === events.length ? Deferred.succeed(done, undefined) : Effect.void;
+                }),
+              )
+              .pipe(Effect.forkChild);
+            yield* Deferred.await(done).pipe(Effect.timeout("15 seconds"));
+            yield* Fiber.interrupt(fiber);
+          });
+          expect(places.map((place) => place.sequence)).toEqual(published.map((p) => p.sequence));
+          expect(places[0]!.subject).toMatch(/\.account$/);
+          expect(places[1]!.subject).toMatch(/\.quota$/);
         }),
       ));
 
@@ -240,7 +268,9 @@ eventBusContract({
   bus: Effect.acquireRelease(Effect.sync(testNamespace), (namespace) => Effect.promise(() => dropNatsNamespace(namespace))).pipe(
     Effect.map((namespace) => ({
       open: instanceOf(
-        jetStreamEventBusLayer({ namespace, ackWaitMs: 2_000, redeliveryDelayMs: 20 }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))),
+        jetStreamEventBusLayer({ namespace, storeIdentity: "contract-store", ackWaitMs: 2_000, redeliveryDelayMs: 20 }).pipe(
+          Layer.provide(natsConnectionLayer({ servers: NATS_URL })),
+        ),
       ),
     })),
   ),

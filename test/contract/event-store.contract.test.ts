@@ -2,9 +2,16 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "pg";
 import { Context, Deferred, Effect, Fiber, Layer, type Scope, Stream } from "effect";
+import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeNodeLedgerCrypto } from "../../src/adapters/crypto/node-ledger-crypto.ts";
+import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
+import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrentdb-event-store.ts";
+import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
+import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
+import { chainedEventStore } from "../../src/application/ledger/chained-event-store.ts";
+import { chainLinkOf, GENESIS, linkIsGenuine } from "../../src/application/ledger/event-chain.ts";
 import {
   ConcurrencyConflict,
   EventStore,
@@ -14,12 +21,8 @@ import {
   NO_STREAM,
   type RecordedEvent,
 } from "../../src/ports/event-store.ts";
-import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrentdb-event-store.ts";
-import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
-import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
-import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { findKurrentDb, type KurrentDbServer, startKurrentDb } from "../support/kurrentdb-server.ts";
-import { postgresUrl, freshSchemaName } from "../support/postgres.ts";
+import { freshSchemaName, postgresUrl } from "../support/postgres.ts";
 
 /**
  * One adapter under contract. `storage` makes fresh storage for one test (released with the scope);
@@ -35,6 +38,10 @@ const instanceOf = <E>(layer: Layer.Layer<EventStore, E>): Effect.Effect<EventSt
   Layer.build(layer).pipe(Effect.map((context) => Context.get(context, EventStore)));
 
 const event = (type: string, data: JsonObject = {}): NewEvent => ({ type, data });
+
+/** The hash chain is added above any store (application/ledger/chained-event-store.ts); each adapter must carry it. */
+const ledgerCrypto = makeNodeLedgerCrypto({ eventChainKey: Buffer.alloc(32, 7), ledgerSealSeed: Buffer.alloc(32, 9) });
+const chained = (store: EventStoreShape) => chainedEventStore(store, { mac: ledgerCrypto.mac, newEventId: randomUUID });
 
 /** The global position of the newest event, so that tests also hold on storage that is not empty. */
 const headPosition = (store: EventStoreShape): Effect.Effect<number, unknown> =>
@@ -223,7 +230,7 @@ const eventStoreContract = (target: ContractTarget) =>
         Effect.gen(function* () {
           const name = stream("json");
           const data: JsonObject = {
-            text: "Grüße, 世界! مرحبا 👩🏽‍💻 e\u0301 \"quoted\" back\\slash\nnew line\ttab \u0000 nul",
+            text: 'Grüße, 世界! مرحبا 👩🏽‍💻 e\u0301 "quoted" back\\slash\nnew line\ttab \u0000 nul',
             numbers: [0, -1, 3.25, 1e21, Number.MAX_SAFE_INTEGER, -0.000123],
             flags: { yes: true, no: false, nothing: null },
             nested: { deeper: { list: [{ a: 1 }, [], {}, "x"], empty: {} } },
@@ -275,14 +282,12 @@ const eventStoreContract = (target: ContractTarget) =>
           const existing = yield* store!.appendToStream(a, [event("Old0"), event("Old1")], { expectedRevision: NO_STREAM });
 
           const caughtUp = yield* Deferred.make<void>();
-          const following = yield* store!
-            .follow({ after: head })
-            .pipe(
-              Stream.take(5),
-              Stream.tap((e) => (e.type === "Old1" ? Deferred.succeed(caughtUp, undefined) : Effect.void)),
-              Stream.runCollect,
-              Effect.forkChild,
-            );
+          const following = yield* store!.follow({ after: head }).pipe(
+            Stream.take(5),
+            Stream.tap((e) => (e.type === "Old1" ? Deferred.succeed(caughtUp, undefined) : Effect.void)),
+            Stream.runCollect,
+            Effect.forkChild,
+          );
           yield* Deferred.await(caughtUp);
           yield* other!.appendToStream(b, [event("New0"), event("New1")], { expectedRevision: NO_STREAM });
           yield* store!.appendToStream(a, [event("New2")], { expectedRevision: existing.nextExpectedRevision });
@@ -351,9 +356,7 @@ const eventStoreContract = (target: ContractTarget) =>
           const events = yield* stores[0]!.readStream(name);
           expect(events.map((e) => e.streamRevision)).toEqual(Array.from({ length: 2 * perWriter }, (_, i) => i));
           for (const who of ["A", "B"]) {
-            expect(events.filter((e) => e.type.startsWith(who)).map((e) => e.type)).toEqual(
-              Array.from({ length: perWriter }, (_, i) => `${who}${i}`),
-            );
+            expect(events.filter((e) => e.type.startsWith(who)).map((e) => e.type)).toEqual(Array.from({ length: perWriter }, (_, i) => `${who}${i}`));
           }
           expect(new Set(events.map((e) => e.eventId)).size).toBe(2 * perWriter);
         }),
@@ -418,6 +421,65 @@ const eventStoreContract = (target: ContractTarget) =>
           expectStrictlyIncreasing(inGlobalOrder.map((e) => e.globalPosition));
         }),
       ));
+
+    /** Every event of the stream carries a genuine link, at its own revision, to its predecessor's mac. */
+    const expectIntactChain = (events: ReadonlyArray<RecordedEvent>) => {
+      let prev = GENESIS;
+      for (const recorded of events) {
+        const link = chainLinkOf(recorded.metadata);
+        expect(link).toMatchObject({ revision: recorded.streamRevision, prev });
+        expect(linkIsGenuine(ledgerCrypto.mac, recorded.streamName, recorded, link!)).toBe(true);
+        prev = link!.mac;
+      }
+    };
+
+    it("links appends into the stream's hash chain across instances, whichever instance appended last", () =>
+      withStores(2, ([a, b], stream) =>
+        Effect.gen(function* () {
+          const [first, second] = [chained(a!), chained(b!)];
+          const name = stream("chained");
+          yield* first.appendToStream(name, [event("A"), event("B", { n: 1 })], { expectedRevision: NO_STREAM });
+          // The other instance knows no head yet: it reads the predecessor's mac.
+          yield* second.appendToStream(name, [event("C")], { expectedRevision: 1 });
+          expectConflict(yield* Effect.flip(first.appendToStream(name, [event("X")], { expectedRevision: 1 })), name, 1, 2);
+          yield* first.appendToStream(name, [event("D")], { expectedRevision: 2 });
+          yield* second.appendToStream(name, [event("E")], { expectedRevision: "any" });
+          const events = yield* a!.readStream(name);
+          expect(events.map((e) => e.type)).toEqual(["A", "B", "C", "D", "E"]);
+          expect(events[1]?.metadata).toMatchObject({ chain: { revision: 1 } });
+          expectIntactChain(events);
+        }),
+      ));
+
+    it("keeps the chain intact when instances race on one stream, and chains of other streams apart", () =>
+      withStores(2, (stores, stream) =>
+        Effect.gen(function* () {
+          const name = stream("chain-race");
+          const writer = (store: EventStoreShape, who: string) =>
+            Effect.forEach(
+              Array.from({ length: 8 }, (_, i) => i),
+              (i) =>
+                Effect.gen(function* () {
+                  const head = (yield* store.readStream(name)).at(-1)?.streamRevision ?? NO_STREAM;
+                  yield* store.appendToStream(name, [event("Raced", { who, i })], { expectedRevision: head });
+                }).pipe(Effect.retry({ while: (error) => error instanceof ConcurrencyConflict, times: 50 })),
+              { discard: true },
+            );
+          const other = stream("chain-other");
+          yield* Effect.all(
+            [
+              writer(chained(stores[0]!), "A"),
+              writer(chained(stores[1]!), "B"),
+              chained(stores[0]!).appendToStream(other, [event("Apart")], { expectedRevision: NO_STREAM }),
+            ],
+            { concurrency: "unbounded" },
+          );
+          const events = yield* stores[0]!.readStream(name);
+          expect(events).toHaveLength(16);
+          expectIntactChain(events);
+          expectIntactChain(yield* stores[1]!.readStream(other));
+        }),
+      ));
   });
 
 eventStoreContract({
@@ -439,7 +501,6 @@ eventStoreContract({
     })),
   ),
 });
-
 
 /** A throwaway schema per test, dropped afterwards. */
 eventStoreContract({

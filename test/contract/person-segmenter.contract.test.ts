@@ -22,9 +22,14 @@ const personSegmenterContract = (name: string, layer: Layer.Layer<PersonSegmente
   describe(`PersonSegmenter contract: ${name}`, () => {
     let segmenter: PersonSegmenterShape;
     beforeAll(async () => {
-      segmenter = await Effect.runPromise(Effect.provide(Effect.gen(function* () {
-        return yield* PersonSegmenter;
-      }), layer));
+      segmenter = await Effect.runPromise(
+        Effect.provide(
+          Effect.gen(function* () {
+            return yield* PersonSegmenter;
+          }),
+          layer,
+        ),
+      );
     });
 
     it("returns one alpha byte per pixel at the image's size", async () => {

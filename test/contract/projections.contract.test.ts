@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { sqliteProjectionsLayer } from "../../src/adapters/projections/sqlite-projections.ts";
 import { DependencyUnavailable } from "../../src/ports/errors.ts";
 import type { JsonObject, RecordedEvent } from "../../src/ports/event-store.ts";
-import { KeyProjection, type KeyProjectionShape, UsageProjection, type UsageProjectionShape } from "../../src/ports/projections.ts";
+import { KeyProjection, type KeyProjectionShape, RECENT_REQUESTS_KEPT, UsageProjection, type UsageProjectionShape } from "../../src/ports/projections.ts";
 
 /**
  * The projection ports' contract. `storage` makes fresh storage for one test; each `open` is an
@@ -32,22 +32,37 @@ const history = () => {
   };
   const at = "2026-11-14T10:00:00.000Z";
   return {
-    opened: (accountId: string, plan = "free") => event(`account-${accountId}`, "AccountOpened", { accountId, email: `${accountId}@example.com`, name: "N", plan, at }),
+    opened: (accountId: string, plan = "free") =>
+      event(`account-${accountId}`, "AccountOpened", { accountId, email: `${accountId}@example.com`, name: "N", plan, at }),
     planChanged: (accountId: string, from: string, to: string) => event(`account-${accountId}`, "AccountPlanChanged", { accountId, from, to, at }),
-    issued: (accountId: string, keyId: string, name = "k") => event(`account-${accountId}`, "ApiKeyIssued", { accountId, keyId, name, secretHash: `hash-${keyId}`, at }),
+    issued: (accountId: string, keyId: string, name = "k") =>
+      event(`account-${accountId}`, "ApiKeyIssued", { accountId, keyId, name, secretHash: `hash-${keyId}`, at }),
     revoked: (accountId: string, keyId: string) => event(`account-${accountId}`, "ApiKeyRevoked", { accountId, keyId, at: "2026-11-15T00:00:00.000Z" }),
     reserved: (accountId: string, requestId: string, keyId: string, operation = "generate", period = "2026-11") =>
       event(`quota-${accountId}-${period}`, "QuotaReserved", { requestId, keyId, operation, accountId, period, limit: 50, expiresAt: at, at }),
     refused: (accountId: string, requestId: string, keyId: string, operation = "generate", period = "2026-11") =>
       event(`quota-${accountId}-${period}`, "QuotaReservationRefused", { requestId, keyId, operation, accountId, period, limit: 50, used: 50, at }),
     committed: (accountId: string, requestId: string, period = "2026-11") => event(`quota-${accountId}-${period}`, "QuotaCommitted", { requestId, at }),
-    released: (accountId: string, requestId: string, period = "2026-11") => event(`quota-${accountId}-${period}`, "QuotaReleased", { requestId, reason: "InvalidImage", at }),
+    released: (accountId: string, requestId: string, period = "2026-11") =>
+      event(`quota-${accountId}-${period}`, "QuotaReleased", { requestId, reason: "InvalidImage", at }),
     other: (streamName: string) => event(streamName, "TransformationRequested", { at }),
   };
 };
 
 const usageOf = (usage: UsageProjectionShape, accountId: string) =>
-  usage.usageOf(accountId).pipe(Effect.map(({ value }) => value.map(({ period, operation, keyId, reserved, committed, released, refused }) => ({ period, operation, keyId, reserved, committed, released, refused }))));
+  usage.usageOf(accountId).pipe(
+    Effect.map(({ value }) =>
+      value.map(({ period, operation, keyId, reserved, committed, released, refused }) => ({
+        period,
+        operation,
+        keyId,
+        reserved,
+        committed,
+        released,
+        refused,
+      })),
+    ),
+  );
 
 const projectionsContract = (target: ContractTarget) =>
   describe(`Projections contract: ${target.name}`, () => {
@@ -104,8 +119,61 @@ const projectionsContract = (target: ContractTarget) =>
           yield* Effect.forEach(later, (event) => usage.apply([event]));
           yield* Effect.forEach([...first, ...later], (event) => usage.apply([event]));
           yield* usage.apply([...first, ...later]);
-          expect(yield* usageOf(usage, "a")).toEqual([{ period: "2026-11", operation: "generate", keyId: "k1", reserved: 2, committed: 2, released: 0, refused: 0 }]);
+          expect(yield* usageOf(usage, "a")).toEqual([
+            { period: "2026-11", operation: "generate", keyId: "k1", reserved: 2, committed: 2, released: 0, refused: 0 },
+          ]);
           expect(yield* usage.position).toBe(later.at(-1)!.globalPosition);
+        }),
+      ));
+
+    it("keeps the console's view of usage: transformations per day and operation, the newest requests, each key's last use", () =>
+      withProjection(({ usage }) =>
+        Effect.gen(function* () {
+          const h = history();
+          yield* usage.apply([
+            h.reserved("a", "r1", "k1"),
+            h.reserved("a", "r2", "k2", "ocr"),
+            h.committed("a", "r1"),
+            h.released("a", "r2"),
+            h.refused("a", "r3", "k1"),
+            h.reserved("a", "r4", "k2", "ocr"),
+            h.committed("a", "r4"),
+            h.reserved("a", "r5", "k1"),
+            h.reserved("a", "r6", "k1", "generate", "2026-12"),
+            h.committed("a", "r6", "2026-12"),
+            h.reserved("b", "r7", "k9"),
+          ]);
+          const { value } = yield* usage.activityOf("a", { period: "2026-11", recent: 4 });
+          expect(value.daily).toEqual([
+            { day: "2026-11-14", operation: "generate", committed: 1 },
+            { day: "2026-11-14", operation: "ocr", committed: 1 },
+          ]);
+          expect(value.recent.map(({ requestId, outcome, operation, keyId }) => [requestId, outcome, operation, keyId])).toEqual([
+            ["r6", "succeeded", "generate", "k1"],
+            ["r5", "pending", "generate", "k1"],
+            ["r4", "succeeded", "ocr", "k2"],
+            ["r3", "refused", "generate", "k1"],
+          ]);
+          expect([...value.lastUsed].sort((x, y) => x.keyId.localeCompare(y.keyId))).toEqual([
+            { keyId: "k1", at: "2026-11-14T10:00:00.000Z" },
+            { keyId: "k2", at: "2026-11-14T10:00:00.000Z" },
+          ]);
+          // Only the newest RECENT_REQUESTS_KEPT requests of an account are kept.
+          yield* usage.apply(Array.from({ length: RECENT_REQUESTS_KEPT }, (_, i) => h.reserved("a", `bulk-${i}`, "k1")));
+          const after = (yield* usage.activityOf("a", { period: "2026-11", recent: 1000 })).value.recent;
+          expect(after).toHaveLength(RECENT_REQUESTS_KEPT);
+          expect(after[0]!.requestId).toBe(`bulk-${RECENT_REQUESTS_KEPT - 1}`);
+          expect((yield* usage.activityOf("b", { period: "2026-11", recent: 10 })).value.recent.map((r) => r.requestId)).toEqual(["r7"]);
+        }),
+      ));
+
+    it("finds accounts by email without regard to case", () =>
+      withProjection(({ keys }) =>
+        Effect.gen(function* () {
+          const h = history();
+          yield* keys.apply([h.opened("a"), h.opened("b")]);
+          expect((yield* keys.accountsWithEmail("A@Example.com")).map((account) => account.accountId)).toEqual(["a"]);
+          expect(yield* keys.accountsWithEmail("nobody@example.com")).toEqual([]);
         }),
       ));
 
@@ -113,11 +181,26 @@ const projectionsContract = (target: ContractTarget) =>
       withProjection(({ keys }) =>
         Effect.gen(function* () {
           const h = history();
-          yield* keys.apply([h.opened("a"), h.issued("a", "k1", "first"), h.issued("a", "k2", "second"), h.planChanged("a", "free", "pro"), h.revoked("a", "k1"), h.other("quota-a-2026-11")]);
+          yield* keys.apply([
+            h.opened("a"),
+            h.issued("a", "k1", "first"),
+            h.issued("a", "k2", "second"),
+            h.planChanged("a", "free", "pro"),
+            h.revoked("a", "k1"),
+            h.other("quota-a-2026-11"),
+          ]);
           expect(yield* keys.findActiveKey("k1")).toEqual(Option.none());
           const found = yield* keys.findActiveKey("k2");
           expect(Option.getOrThrow(found)).toEqual({
-            key: { keyId: "k2", accountId: "a", name: "second", prefix: "its_k2", secretHash: "hash-k2", createdAt: "2026-11-14T10:00:00.000Z", revokedAt: null },
+            key: {
+              keyId: "k2",
+              accountId: "a",
+              name: "second",
+              prefix: "its_k2",
+              secretHash: "hash-k2",
+              createdAt: "2026-11-14T10:00:00.000Z",
+              revokedAt: null,
+            },
             account: { accountId: "a", email: "a@example.com", name: "N", plan: "pro", openedAt: "2026-11-14T10:00:00.000Z" },
           });
           const snapshot = yield* keys.keysOf("a");
@@ -163,7 +246,14 @@ const projectionsContract = (target: ContractTarget) =>
       withProjections(2, ([live, reader]) =>
         Effect.gen(function* () {
           const h = history();
-          const events = [h.opened("a"), h.issued("a", "k1"), h.reserved("a", "r1", "k1"), h.committed("a", "r1"), h.refused("a", "r2", "k1"), h.revoked("a", "k1")];
+          const events = [
+            h.opened("a"),
+            h.issued("a", "k1"),
+            h.reserved("a", "r1", "k1"),
+            h.committed("a", "r1"),
+            h.refused("a", "r2", "k1"),
+            h.revoked("a", "k1"),
+          ];
           yield* live!.usage.apply(events);
           const before = yield* usageOf(live!.usage, "a");
           const halfway = yield* Deferred.make<void>();
@@ -186,6 +276,33 @@ const projectionsContract = (target: ContractTarget) =>
         }),
       ));
 
+    it("belongs to one store: bound to another, rows and position built from the first are emptied", () =>
+      withProjections(2, ([one, two]) =>
+        Effect.gen(function* () {
+          const h = history();
+          expect(yield* one!.keys.bindToStore("store-a@1")).toEqual({ _tag: "Bound" });
+          yield* one!.keys.apply([h.opened("a"), h.issued("a", "k1")]);
+          // Usage was filled before any store was recorded (by an earlier version).
+          yield* one!.usage.apply([h.reserved("a", "r1", "k1")]);
+          expect(yield* two!.keys.bindToStore("store-a@1")).toEqual({ _tag: "Bound" });
+          expect(Option.isSome(yield* two!.keys.findActiveKey("k1"))).toBe(true);
+
+          expect(yield* two!.keys.bindToStore("store-b@1")).toEqual({ _tag: "Reset", previous: "store-a@1" });
+          expect(yield* one!.keys.findActiveKey("k1")).toEqual(Option.none());
+          expect(yield* one!.keys.keysOf("a")).toEqual({ position: 0, value: { account: Option.none(), keys: [] } });
+          expect(yield* one!.usage.bindToStore("store-b@1")).toEqual({ _tag: "Reset", previous: null });
+          expect(yield* usageOf(one!.usage, "a")).toEqual([]);
+          expect(yield* one!.usage.position).toBe(0);
+
+          // Filled again from the new store, and kept on the next start.
+          const fresh = history();
+          yield* one!.keys.apply([fresh.opened("b"), fresh.issued("b", "k2")]);
+          expect(yield* one!.keys.bindToStore("store-b@1")).toEqual({ _tag: "Bound" });
+          expect(Option.isSome(yield* one!.keys.findActiveKey("k2"))).toBe(true);
+          expect(yield* one!.keys.position).toBe(2);
+        }),
+      ));
+
     it("leaves the old rows in place when a rebuild fails", () =>
       withProjection(({ usage }) =>
         Effect.gen(function* () {
@@ -195,7 +312,9 @@ const projectionsContract = (target: ContractTarget) =>
           const failing = Stream.fromIterable(events.slice(0, 1)).pipe(Stream.concat(Stream.fail(new DependencyUnavailable({ dependency: "store" }))));
           const failure = yield* Effect.flip(usage.rebuild(failing));
           expect(failure._tag).toBe("DependencyUnavailable");
-          expect(yield* usageOf(usage, "a")).toEqual([{ period: "2026-11", operation: "generate", keyId: "k1", reserved: 1, committed: 1, released: 0, refused: 0 }]);
+          expect(yield* usageOf(usage, "a")).toEqual([
+            { period: "2026-11", operation: "generate", keyId: "k1", reserved: 1, committed: 1, released: 0, refused: 0 },
+          ]);
           expect(yield* usage.position).toBe(2);
           // And the storage is usable afterwards.
           yield* usage.apply([h.reserved("a", "r2", "k1")]);

@@ -31,7 +31,11 @@ const rateLimiterContract = (target: ContractTarget) =>
   describe(`RateLimiter contract: ${target.name}`, () => {
     const withLimiters = <A>(
       count: number,
-      body: (limiters: ReadonlyArray<RateLimiterShape>, clock: ReturnType<typeof manualClock>, key: (name: string) => string) => Effect.Effect<A, unknown, Scope.Scope>,
+      body: (
+        limiters: ReadonlyArray<RateLimiterShape>,
+        clock: ReturnType<typeof manualClock>,
+        key: (name: string) => string,
+      ) => Effect.Effect<A, unknown, Scope.Scope>,
     ) => {
       const suffix = randomUUID().slice(0, 8);
       const clock = manualClock(new Date("2026-11-14T10:00:00Z"));
@@ -72,6 +76,17 @@ const rateLimiterContract = (target: ContractTarget) =>
         }),
       ));
 
+    it("peeks at what a take would decide, on any instance, without taking a token", () =>
+      withLimiters(2, ([first, second], _clock, key) =>
+        Effect.gen(function* () {
+          expect(yield* first!.peek(key("peeked"), policy)).toMatchObject({ allowed: true, remaining: 14 });
+          for (let i = 0; i < 3; i++) expect((yield* second!.peek(key("peeked"), policy)).allowed).toBe(true);
+          expect(yield* first!.take(key("peeked"), policy)).toMatchObject({ allowed: true, remaining: 14 });
+          for (let i = 0; i < 14; i++) yield* first!.take(key("peeked"), policy);
+          expect(yield* second!.peek(key("peeked"), policy)).toMatchObject({ allowed: false, retryAfterSeconds: 6 });
+        }),
+      ));
+
     it("keeps each key's bucket apart, whatever characters the key holds", () =>
       withLimiters(1, ([limiter], _clock, key) =>
         Effect.gen(function* () {
@@ -91,7 +106,12 @@ const rateLimiterContract = (target: ContractTarget) =>
             { concurrency: "unbounded" },
           );
           expect(decisions.filter((d) => d.allowed)).toHaveLength(15);
-          expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+          expect(
+            decisions
+              .filter((d) => d.allowed)
+              .map((d) => d.remaining)
+              .sort((a, b) => a - b),
+          ).toEqual(Array.from({ length: 15 }, (_, i) => i));
         }),
       ));
   });

@@ -6,8 +6,10 @@ import { Effect, Exit, type Layer, Option } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
 import { filesystemResultStoreLayer } from "../../src/adapters/results/filesystem-result-store.ts";
 import { inMemoryResultStoreLayer } from "../../src/adapters/results/in-memory-result-store.ts";
+import { postgresResultStoreLayer } from "../../src/adapters/results/postgres-result-store.ts";
 import type { DependencyUnavailable } from "../../src/ports/errors.ts";
 import { ResultStore } from "../../src/ports/result-store.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 
 const T0 = new Date("2026-11-10T12:00:00.000Z");
 const later = (ms: number) => new Date(T0.getTime() + ms);
@@ -103,4 +105,13 @@ resultStoreContract("filesystem", async () => {
   const directory = await mkdtemp(join(tmpdir(), "result-store-"));
   directories.push(directory);
   return filesystemResultStoreLayer({ directory: join(directory, "results") });
+});
+
+const schemas: Array<string> = [];
+afterAll(() => dropSchemas(schemas));
+
+resultStoreContract("postgres", async () => {
+  const schema = freshSchemaName("its_results");
+  schemas.push(schema);
+  return postgresResultStoreLayer({ connectionString: postgresUrl, schema });
 });

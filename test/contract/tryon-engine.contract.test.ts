@@ -1,10 +1,11 @@
-import { Effect, type Layer } from "effect";
-import { beforeAll, describe, expect, it } from "vitest";
+import { Context, Effect, type Layer } from "effect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
 import type { ValidatedImage } from "../../src/ports/image.ts";
 import { TryOnEngine, type TryOnEngineShape } from "../../src/ports/tryon-engine.ts";
 import { validated } from "../fixtures/tryon/image-metrics.ts";
+import { openLayer } from "../fixtures/tryon/open-layer.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 
 /** What every TryOnEngine adapter must do, whatever its models. */
@@ -14,13 +15,15 @@ const tryOnEngineContract = (name: string, layer: Layer.Layer<TryOnEngine, unkno
     let person: ValidatedImage;
     let shirt: ValidatedImage;
 
+    let close: () => Promise<void>;
     beforeAll(async () => {
-      engine = await Effect.runPromise(Effect.provide(Effect.gen(function* () {
-        return yield* TryOnEngine;
-      }), layer));
+      const opened = await openLayer(layer);
+      close = opened.close;
+      engine = Context.get(opened.context, TryOnEngine);
       person = await validated(fixtures.astronaut());
       shirt = await validated(await fixtures.tshirt());
     });
+    afterAll(() => close?.());
 
     const failure = (p: ValidatedImage, c: ValidatedImage) =>
       Effect.runPromise(Effect.flip(engine.tryOn({ person: p, clothing: c, settings: DEFAULT_TRYON_SETTINGS })));
@@ -33,15 +36,16 @@ const tryOnEngineContract = (name: string, layer: Layer.Layer<TryOnEngine, unkno
       expect(result.settings).toEqual(settings);
       expect(result.detection.torso).toHaveLength(4);
       expect(result.detection.keypoints.map((k) => k.name)).toContain("left_shoulder");
+      expect(result.detection.garment).toBe("short-sleeve");
+      expect(result.coverage).toBeGreaterThan(0);
+      expect(result.coverage).toBeLessThanOrEqual(1);
     });
 
     it("encodes what it says: JPEG normally, PNG with alpha for a transparent background", async () => {
       const jpeg = await Effect.runPromise(engine.tryOn({ person, clothing: shirt, settings: DEFAULT_TRYON_SETTINGS }));
       expect(jpeg.image).toMatchObject({ format: "jpeg", contentType: "image/jpeg", width: 512, height: 512 });
       expect([...jpeg.image.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
-      const png = await Effect.runPromise(
-        engine.tryOn({ person, clothing: shirt, settings: { ...DEFAULT_TRYON_SETTINGS, backgroundStyle: "transparent" } }),
-      );
+      const png = await Effect.runPromise(engine.tryOn({ person, clothing: shirt, settings: { ...DEFAULT_TRYON_SETTINGS, backgroundStyle: "transparent" } }));
       expect(png.image).toMatchObject({ format: "png", contentType: "image/png" });
       expect(new TextDecoder().decode(png.image.bytes.subarray(1, 4))).toBe("PNG");
     });
@@ -60,6 +64,12 @@ const tryOnEngineContract = (name: string, layer: Layer.Layer<TryOnEngine, unkno
       expect(await failure(person, await validated(await fixtures.blank()))).toMatchObject({ code: "NO_GARMENT_DETECTED", field: "clothingImage" });
       // A busy photo with no plain backdrop: nothing can be cut out.
       expect(await failure(person, await validated(fixtures.coffee()))).toMatchObject({ code: "NO_GARMENT_DETECTED", field: "clothingImage" });
+    });
+
+    it("refuses garments it cannot place (trousers, a skirt, a dress): UNSUPPORTED_GARMENT on clothingImage", async () => {
+      for (const garment of [fixtures.trousers, fixtures.skirt, fixtures.dress]) {
+        expect(await failure(person, await validated(await garment()))).toMatchObject({ code: "UNSUPPORTED_GARMENT", field: "clothingImage" });
+      }
     });
 
     it("reports bytes it cannot decode as InvalidImage", async () => {

@@ -3,7 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { photoPng } from "../support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
-import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+import { itsctl, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * The audit through the real CLI and the real HTTPS API, on a service that runs its projections
@@ -20,6 +20,8 @@ beforeAll(async () => {
       NATS_URL,
       NATS_NAMESPACE: namespace,
       OPERATOR_TOKEN,
+      // The periodic seal, every second while this suite runs.
+      LEDGER_SEAL_INTERVAL_SECONDS: "1",
       // 60 requests on a handful of keys: the per-key rate is not what this suite is about.
       RATE_LIMIT_BURST: "1000",
       RATE_LIMIT_PER_MINUTE: "1000",
@@ -34,10 +36,17 @@ afterAll(async () => {
 
 interface Report {
   ok: boolean;
-  history: Array<{ type: string; keyId: string | null; requestId: string | null; operation: string | null }>;
+  history: Array<{ type: string; keyId: string | null; requestId: string | null; operation: string | null; actor: { kind: string; keyId?: string } | null }>;
   totals: { reserved: number; committed: number; released: number; refused: number; lines: Array<{ keyId: string; committed: number; refused: number }> };
   keys: Array<{ keyId: string; revokedAt: string | null }>;
-  verification: { storePosition: number; usageProjectionPosition: number; keyProjectionPosition: number; differences: Array<{ source: string; subject: string; field: string }>; notes: Array<string> };
+  ledger: { ok: boolean; damage: Array<unknown>; seal: { source: string; streams: number } | null };
+  verification: {
+    storePosition: number;
+    usageProjectionPosition: number;
+    keyProjectionPosition: number;
+    differences: Array<{ source: string; subject: string; field: string }>;
+    notes: Array<string>;
+  };
 }
 
 const audit = (accountId: string, ...args: Array<string>) => itsctl(service.env, ["audit", "--account", accountId, ...args]);
@@ -53,7 +62,8 @@ const settledAudit = async (accountId: string): Promise<{ code: number; report: 
   }
 };
 
-const generate = (key: string) => service.client.request("POST", "/api/generate", { key, body: { image, template: "instagram-square", templateType: "social" } });
+const generate = (key: string) =>
+  service.client.request("POST", "/api/generate", { key, body: { image, template: "instagram-square", templateType: "social" } });
 
 describe("itsctl audit", () => {
   let accountId: string;
@@ -90,7 +100,11 @@ describe("itsctl audit", () => {
     expect([count("AccountOpened"), count("ApiKeyIssued"), count("ApiKeyRevoked")]).toEqual([1, 3, 2]);
     expect([count("QuotaReserved"), count("QuotaCommitted"), count("QuotaReservationRefused"), count("QuotaReleased")]).toEqual([50, 50, 10, 0]);
     expect(report.totals).toMatchObject({ reserved: 50, committed: 50, released: 0, refused: 10 });
-    expect(report.totals.lines.map(({ keyId, committed, refused }) => ({ keyId, committed, refused })).sort((a, b) => keyIds.indexOf(a.keyId) - keyIds.indexOf(b.keyId))).toEqual([
+    expect(
+      report.totals.lines
+        .map(({ keyId, committed, refused }) => ({ keyId, committed, refused }))
+        .sort((a, b) => keyIds.indexOf(a.keyId) - keyIds.indexOf(b.keyId)),
+    ).toEqual([
       { keyId: keyIds[0], committed: 20, refused: 0 },
       { keyId: keyIds[1], committed: 20, refused: 0 },
       { keyId: keyIds[2], committed: 10, refused: 10 },
@@ -104,6 +118,12 @@ describe("itsctl audit", () => {
     const quota = report.history.filter((entry) => entry.type.startsWith("Quota"));
     expect(quota.every((entry) => entry.keyId !== null && entry.requestId !== null && entry.operation === "generate")).toBe(true);
     expect(new Set(quota.map((entry) => entry.requestId)).size).toBe(60);
+    // Who acted: the key that made each request, the operator at the shell for the key lifecycle.
+    expect(quota.every((entry) => entry.actor?.kind === "api-key" && entry.actor.keyId === entry.keyId)).toBe(true);
+    expect(report.history.filter((entry) => entry.type.startsWith("ApiKey")).every((entry) => entry.actor?.kind === "operator")).toBe(true);
+    // The chains were verified before the replay, and held to a seal the service made on its own.
+    expect(report.ledger).toMatchObject({ ok: true, damage: [], seal: { source: "store" } });
+    expect(report.ledger.seal!.streams).toBeGreaterThan(1);
 
     const text = await audit(accountId);
     expect(text.code).toBe(0);
@@ -115,8 +135,24 @@ describe("itsctl audit", () => {
     const url = `/api/audit/accounts/${accountId}`;
     const reply = await service.client.request("GET", url, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(reply.status).toBe(200);
+    // The CLI adds its verification of the chains (`ledger`); the rest is the same report.
     const { report: cli } = await settledAudit(accountId);
-    expect({ ...reply.json.data, generatedAt: "" }).toEqual({ ...cli, generatedAt: "" });
+    const { ledger: _ledger, ...replayed } = cli;
+    // The projections' positions are where each stood at that moment: the service's own seal (every
+    // second here) may move them on between the two reads, never back.
+    const positions = ({ storePosition, usageProjectionPosition, keyProjectionPosition }: Report["verification"]) => [
+      storePosition,
+      usageProjectionPosition,
+      keyProjectionPosition,
+    ];
+    const [apiPositions, cliPositions] = [positions(reply.json.data.verification), positions(cli.verification)];
+    apiPositions.forEach((position, i) => expect(position).toBeLessThanOrEqual(cliPositions[i]!));
+    const withoutMoment = (report: Omit<Report, "ledger">) => ({
+      ...report,
+      generatedAt: "",
+      verification: { ...report.verification, storePosition: 0, usageProjectionPosition: 0, keyProjectionPosition: 0 },
+    });
+    expect(withoutMoment(reply.json.data)).toEqual(withoutMoment(replayed));
 
     const ranged = await service.client.request("GET", `${url}?from=2000-01-01&to=2000-01-31`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(ranged.status).toBe(200);

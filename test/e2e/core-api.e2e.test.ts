@@ -1,9 +1,13 @@
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { photoPng } from "../support/image-fixtures.ts";
 import { plainRequest } from "../support/https-client.ts";
-import { itsctl, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+import { photoPng } from "../support/image-fixtures.ts";
+import { ContractViolation } from "../support/openapi-validator.ts";
+import { itsctl, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** Issue 2 through real HTTPS requests against the real service process and the real CLI. */
 let service: ServiceProcess;
@@ -116,7 +120,11 @@ describe("quota", () => {
   it("counts nothing for a request whose processing fails", async () => {
     const { keys } = await provisionAccount(service.env, "free");
     const key = keys[0]!.key;
-    const failed = await generate(key, { image: Buffer.from("this is not an image at all").toString("base64"), template: "instagram-square", templateType: "social" });
+    const failed = await generate(key, {
+      image: Buffer.from("this is not an image at all").toString("base64"),
+      template: "instagram-square",
+      templateType: "social",
+    });
     expect(failed.status).toBe(422);
     expect(failed.json.error.code).toBe("INVALID_IMAGE");
     const ok = await generate(key);
@@ -156,11 +164,36 @@ describe("bad input gets the right 4xx with the error body, and uses no quota", 
       ["a JSON array", () => generate(key, [1, 2]), 400, "INVALID_REQUEST"],
       ["unknown template", () => generate(key, { image, template: "nope", templateType: "social" }), 400, "INVALID_REQUEST"],
       ["unknown template type", () => generate(key, { image, template: "x", templateType: "nope" }), 400, "INVALID_REQUEST"],
-      ["wrong content type", () => service.client.request("POST", "/api/generate", { key, body: "image=abc", headers: { "Content-Type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE"],
-      ["oversized body", () => generate(key, { image: "A".repeat(30 * 1024 * 1024), template: "instagram-square", templateType: "social" }), 413, "PAYLOAD_TOO_LARGE"],
-      ["image over the byte limit", () => generate(key, { image: "A".repeat(14 * 1024 * 1024), template: "instagram-square", templateType: "social" }), 413, "PAYLOAD_TOO_LARGE"],
+      [
+        "wrong content type",
+        () => service.client.request("POST", "/api/generate", { key, body: "image=abc", headers: { "Content-Type": "application/x-www-form-urlencoded" } }),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      ],
+      [
+        "oversized body",
+        () => generate(key, { image: "A".repeat(30 * 1024 * 1024), template: "instagram-square", templateType: "social" }),
+        413,
+        "PAYLOAD_TOO_LARGE",
+      ],
+      [
+        "image over the byte limit",
+        () => generate(key, { image: "A".repeat(14 * 1024 * 1024), template: "instagram-square", templateType: "social" }),
+        413,
+        "PAYLOAD_TOO_LARGE",
+      ],
       ["not base64", () => generate(key, { image: "%%%not base64%%%", template: "instagram-square", templateType: "social" }), 422, "INVALID_IMAGE"],
-      ["not an image", () => generate(key, { image: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64"), template: "instagram-square", templateType: "social" }), 422, "INVALID_IMAGE"],
+      [
+        "not an image",
+        () =>
+          generate(key, {
+            image: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64"),
+            template: "instagram-square",
+            templateType: "social",
+          }),
+        422,
+        "INVALID_IMAGE",
+      ],
     ];
     for (const [name, send, status, code] of cases) {
       const reply = await send();
@@ -186,13 +219,148 @@ describe("bad input gets the right 4xx with the error body, and uses no quota", 
 });
 
 describe("the OpenAPI document", () => {
+  const ROOT = path.resolve(import.meta.dirname, "../..");
+  const served = async () => (await service.client.request("GET", "/api/openapi.json")).json;
+  /** A JSON body's schema, with a $ref to a component followed. */
+  const resolved = (document: { components: { schemas: Record<string, unknown> } }, schema: { $ref?: string }) =>
+    (schema.$ref ? document.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema) as {
+      required?: string[];
+      properties: Record<string, { required?: string[] }>;
+    };
+
   it("is served without a key and describes every operation", async () => {
     const reply = await service.client.request("GET", "/api/openapi.json");
     expect(reply.status).toBe(200);
     expect(reply.json.openapi).toBe("3.1.0");
-    expect(Object.keys(reply.json.paths)).toEqual(expect.arrayContaining(["/generate", "/ocr", "/ocr/languages", "/virtual-tryon", "/user/profile", "/templates"]));
+    expect(Object.keys(reply.json.paths)).toEqual(
+      expect.arrayContaining(["/generate", "/ocr", "/ocr/languages", "/virtual-tryon", "/user/profile", "/templates"]),
+    );
     expect(reply.json.servers[0].url).toBe(`https://127.0.0.1:${service.httpsPort}/api`);
     expect(reply.headers["api-version"]).toBe(reply.json.info.version);
+    expect(reply.json.info).toMatchObject({ contact: expect.any(Object), license: { name: expect.any(String) } });
+  });
+
+  it("names, tags and summarises every operation, lists its errors, and every success body its required fields", async () => {
+    const document = await served();
+    type Operation = {
+      operationId: string;
+      tags: string[];
+      summary: string;
+      responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+    };
+    const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap((item) => Object.values(item));
+    expect(operations.map((op) => op.operationId)).toEqual(
+      expect.arrayContaining([
+        "generateImage",
+        "recognizeText",
+        "virtualTryOn",
+        "getProfile",
+        "listTemplates",
+        "listOcrLanguages",
+        "getResult",
+        "auditAccount",
+      ]),
+    );
+    for (const op of operations) {
+      expect(op.tags, op.operationId).toHaveLength(1);
+      expect(op.summary, op.operationId).toBeTruthy();
+      expect(
+        Object.keys(op.responses).some((status) => status >= "400"),
+        op.operationId,
+      ).toBe(true);
+      const json = op.responses["200"]!.content!["application/json"];
+      if (json === undefined) continue;
+      const body = resolved(document, json.schema);
+      expect(body.required, op.operationId).toEqual(["success", "data"]);
+      expect(body.properties.data!.required?.length, op.operationId).toBeGreaterThan(0);
+    }
+    expect(document.paths["/generate"].post.responses["422"].description).toContain("IDEMPOTENCY_KEY_REUSED");
+    expect(document.paths["/generate"].post.parameters).toEqual([expect.objectContaining({ name: "idempotency-key", in: "header", required: false })]);
+  });
+
+  it("passes Spectral's spectral:oas rules with no error and no warning", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "its-spectral-"));
+    try {
+      fs.writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(await served()));
+      fs.writeFileSync(path.join(dir, ".spectral.yaml"), 'extends: ["spectral:oas"]\n');
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          path.join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"),
+          "lint",
+          "openapi.json",
+          "--ruleset",
+          ".spectral.yaml",
+          "--format",
+          "json",
+          "--quiet",
+          "--fail-severity",
+          "hint",
+        ],
+        { cwd: dir },
+      ).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+      const findings = JSON.parse(stdout || "[]") as Array<{ code: string; severity: number; message: string; path: string[] }>;
+      expect(findings.map((f) => `${f.code} at ${f.path.join(".")}: ${f.message}`)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives a typed client (openapi-typescript + openapi-fetch) that compiles under tsc --strict and works against the service", async () => {
+    const run = promisify(execFile);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "its-client-"));
+    try {
+      // The committed types are what openapi-typescript makes of the served document.
+      fs.writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(await served()));
+      await run(
+        process.execPath,
+        [path.join(ROOT, "tools/openapi-types/node_modules/openapi-typescript/bin/cli.js"), "openapi.json", "--output", "api-types.ts"],
+        { cwd: dir },
+      );
+      expect(fs.readFileSync(path.join(dir, "api-types.ts"), "utf8"), "run npm run contract:types").toBe(
+        fs.readFileSync(path.join(ROOT, "examples/typed-client/api-types.ts"), "utf8"),
+      );
+      // `npm test`'s type check compiles the example with these types under the project's strict tsconfig.
+
+      const { keys } = await provisionAccount(service.env, "free");
+      fs.writeFileSync(path.join(dir, "photo.png"), Buffer.from(image, "base64"));
+      const env = {
+        ...process.env,
+        API_BASE_URL: `https://127.0.0.1:${service.httpsPort}`,
+        API_KEY: keys[0]!.key,
+        IMAGE: path.join(dir, "photo.png"),
+        IDEMPOTENCY_KEY: "typed-client-1",
+        NODE_EXTRA_CA_CERTS: path.join(service.dataDir, "tls", "self-signed-cert.pem"),
+      };
+      const runs = [
+        await run(process.execPath, ["examples/typed-client/client.ts"], { cwd: ROOT, env }),
+        await run(process.execPath, ["examples/typed-client/client.ts"], { cwd: ROOT, env }),
+      ];
+      const outputs = runs.map(({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1)!) as { resultUrl: string; width: number; format: string });
+      expect(outputs[0]).toMatchObject({ width: 1080, format: "jpeg" });
+      expect(outputs[1]).toEqual(outputs[0]);
+      expect((await service.client.get(outputs[0]!.resultUrl)).status).toBe(200);
+      expect((await profile(keys[0]!.key)).json.data.quota.used).toBe(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is what every e2e reply is checked against: a reply of the wrong shape fails", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const reply = await generate(keys[0]!.key);
+    expect(reply.status).toBe(200);
+    const check = await service.client.contract();
+    const checked =
+      (json: unknown, status = 200) =>
+      () =>
+        check({ method: "POST", path: "/api/generate", status, contentType: "application/json", json });
+    expect(checked(reply.json)).not.toThrow();
+    const { resultUrl: _dropped, ...withoutUrl } = reply.json.data;
+    expect(checked({ success: true, data: withoutUrl })).toThrow(ContractViolation);
+    expect(checked({ success: true, data: { ...reply.json.data, width: "1080" } })).toThrow(/width/);
+    expect(checked({ success: false, error: { code: "NOT_A_CODE", message: "x" } }, 400)).toThrow(ContractViolation);
+    expect(checked({ success: false, error: { code: "INVALID_REQUEST", message: "x" } }, 418)).toThrow(/no such status/);
   });
 });
 

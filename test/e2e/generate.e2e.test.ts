@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEMPLATES } from "../../src/domain/template-catalog.ts";
 import { photoJpeg, pngBomb, portraitJpeg } from "../support/image-fixtures.ts";
-import { peakRssMiB, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+import { peakRssMiB, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** Issue 3 through real HTTPS: the whole catalog, hostile inputs, and an engine queue that fills up. */
 let service: ServiceProcess;
@@ -83,7 +83,9 @@ describe("hostile images", () => {
     const { keys } = await provisionAccount(service.env, "free");
     const key = keys[0]!.key;
     const jpeg = await photoJpeg(800, 600);
-    const big = await sharp({ create: { width: 3000, height: 3000, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 60 } } }).png({ compressionLevel: 0 }).toBuffer();
+    const big = await sharp({ create: { width: 3000, height: 3000, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     const cases: Array<[string, Buffer, number, string]> = [
       ["0-byte image", Buffer.alloc(0), 422, "INVALID_IMAGE"],
       ["random bytes", Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)), 422, "INVALID_IMAGE"],
@@ -129,7 +131,9 @@ describe("engine capacity", () => {
         expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       }
       const peak = peakRssMiB(small.pid);
-      console.log(`[capacity] 200 concurrent: ${statuses.filter((s) => s === 200).length} × 200, ${busy.length} × 503; peak RSS ${peak.toFixed(0)} MiB (${atRest.toFixed(0)} at rest)`);
+      console.log(
+        `[capacity] 200 concurrent: ${statuses.filter((s) => s === 200).length} × 200, ${busy.length} × 503; peak RSS ${peak.toFixed(0)} MiB (${atRest.toFixed(0)} at rest)`,
+      );
       // 200 bodies of ~1.3 MB are read at once before the queue turns them away; the queue keeps the rest bounded.
       expect(peak - atRest).toBeLessThan(1000);
       expect((await small.client.request("GET", "/healthz")).status).toBe(200);

@@ -4,8 +4,8 @@ import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { photoPng } from "../support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
-import { itsctl, makeDataDir, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
 import { postgresUrl } from "../support/postgres.ts";
+import { itsctl, makeDataDir, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * Two service processes on one PostgreSQL event store (a fresh schema) and the real NATS: one truth
@@ -63,8 +63,9 @@ const ledgerEvents = async (accountId: string) =>
     )
   ).rows;
 const transformationEvents = async (requestId: string) =>
-  (await db.query<{ type: string }>(`SELECT type FROM ${schema}.events WHERE stream_name = $1 ORDER BY stream_revision`, [`transformation-${requestId}`]))
-    .rows.map((row) => row.type);
+  (
+    await db.query<{ type: string }>(`SELECT type FROM ${schema}.events WHERE stream_name = $1 ORDER BY stream_revision`, [`transformation-${requestId}`])
+  ).rows.map((row) => row.type);
 
 describe("two instances on one PostgreSQL store", () => {
   it("give exactly 50 of 60 concurrent /generate requests over 5 keys of one free account, in total", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
-import { itsctl, makeDataDir, provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+import { itsctl, makeDataDir, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** Two instances of the service on one event store and one NATS: one rate per key, one key directory. */
 const namespace = testNamespace();

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
-import { provisionAccount, startService, type ServiceProcess } from "../support/service-process.ts";
+import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** POST /api/virtual-tryon through real HTTPS against the service process (spec 2.3/2.4, decisions.md). */
 let service: ServiceProcess;
@@ -30,8 +30,11 @@ describe("POST /api/virtual-tryon", () => {
         resultUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/api\/results\//),
         settings: { poseStyle: "original", lightingStyle: "original", fitPreference: "loose", backgroundStyle: "original", realismLevel: "standard" },
         processingTime: expect.any(Number),
+        coverage: expect.any(Number),
       },
     });
+    expect(reply.json.data.coverage).toBeGreaterThan(0.5);
+    expect(reply.json.data.coverage).toBeLessThanOrEqual(1);
     const image = await service.client.get(reply.json.data.resultUrl);
     expect(image.status).toBe(200);
     const meta = await sharp(image.body).metadata();
@@ -62,6 +65,10 @@ describe("POST /api/virtual-tryon", () => {
     const noGarment = await tryOn(key, { personImage, clothingImage: Buffer.from(await fixtures.blank()).toString("base64") });
     expect(noGarment.status).toBe(422);
     expect(noGarment.json.error.code).toBe("NO_GARMENT_DETECTED");
+    const trousers = await tryOn(key, { personImage, clothingImage: Buffer.from(await fixtures.trousers()).toString("base64") });
+    expect(trousers.status).toBe(422);
+    expect(trousers.json.error).toMatchObject({ code: "UNSUPPORTED_GARMENT", details: [{ path: "clothingImage" }] });
+    expect(trousers.json.error.message).toContain("trousers");
     const missing = await tryOn(key, { personImage });
     expect(missing.status).toBe(400);
     expect(await used(key)).toBe(0);

@@ -4,16 +4,19 @@ import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { handleCommand, loadState } from "../../src/application/command-handler.ts";
+import { UndecodableEvent } from "../../src/application/events/event-codec.ts";
+import { quotaEventCodec, quotaLedgerStreamType } from "../../src/application/events/quota-events.ts";
 import { inProcessStreamLocks, type StreamLocks } from "../../src/application/stream-locks.ts";
 import { lruStreamStateCache, type StreamStateCache } from "../../src/application/stream-state-cache.ts";
-import { quotaLedgerDecider } from "../../src/domain/quota-ledger.ts";
-import { EventStore, type EventStoreShape } from "../../src/ports/event-store.ts";
-import { postgresUrl, freshSchemaName, dropSchemas } from "../support/postgres.ts";
+import { EventStore, type EventStoreShape, type JsonObject, NO_STREAM } from "../../src/ports/event-store.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 
 const now = new Date("2026-11-22T10:00:00Z");
+const byTest = { actor: { kind: "service", task: "command-handler test" } } as const;
 const reserve = (requestId: string) => ({
   type: "ReserveQuota" as const,
   requestId,
+  units: 1,
   accountId: "acc",
   keyId: "k",
   operation: "generate" as const,
@@ -46,18 +49,80 @@ describe("command handling with cached stream state", () => {
     const stream = "quota-acc-2026-11";
     const run = <A, E>(runtime: typeof a, effect: Effect.Effect<A, E, EventStore | StreamStateCache | StreamLocks>) => runtime.runPromise(effect);
 
-    await run(a, handleCommand(quotaLedgerDecider, stream, reserve("r1")));
-    await run(b, handleCommand(quotaLedgerDecider, stream, reserve("r2")));
-    const reserved = await run(a, handleCommand(quotaLedgerDecider, stream, reserve("r3")));
+    await run(a, handleCommand(quotaLedgerStreamType, stream, reserve("r1"), byTest));
+    await run(b, handleCommand(quotaLedgerStreamType, stream, reserve("r2"), byTest));
+    const reserved = await run(a, handleCommand(quotaLedgerStreamType, stream, reserve("r3"), byTest));
     expect(reserved.events.map((e) => e.type)).toEqual(["QuotaReserved"]);
     expect(readsA).toEqual([0, 1]);
 
     // The limit is 3 and r1, r2 (by the other instance) and r3 hold it: A must refuse, not overshoot.
-    const fourth = await run(a, handleCommand(quotaLedgerDecider, stream, reserve("r4")));
+    const fourth = await run(a, handleCommand(quotaLedgerStreamType, stream, reserve("r4"), byTest));
     expect(fourth.events.map((e) => e.type)).toEqual(["QuotaReservationRefused"]);
-    const { state, revision } = await run(b, loadState(quotaLedgerDecider, stream));
+    const { state, revision } = await run(b, loadState(quotaLedgerStreamType, stream));
     expect(revision).toBe(3);
     expect(state.reservations.size).toBe(3);
+  });
+});
+
+describe("events decoded through their stream's Schema", () => {
+  const stream = "quota-acc-2026-10";
+  const at = "2026-10-14T10:00:00.000Z";
+  const attribution = { keyId: "k", operation: "generate", accountId: "acc", period: "2026-10", at };
+  /** Appends rows as they are stored, bypassing encoding: as older code, or a hand, wrote them. */
+  const storedRaw = (events: ReadonlyArray<{ type: string; data: JsonObject; metadata?: JsonObject }>) => {
+    const storage = makeInMemoryEventStorage();
+    const runtime = instance(storage, []);
+    return {
+      runtime,
+      append: () => runtime.runPromise(Effect.flatMap(EventStore, (store) => store.appendToStream(stream, events, { expectedRevision: NO_STREAM }))),
+    };
+  };
+
+  it("loads current state from a version-1 event through its upcaster", async () => {
+    const { runtime, append } = storedRaw([
+      { type: "QuotaReserved", data: { ...attribution, requestId: "r1", limit: 1, expiresAt: "2026-10-14T10:05:00.000Z" } },
+      { type: "QuotaCommitted", data: { requestId: "r1", at } },
+      // Written before schema version 2 added `reserved` and version 3 `units` (and before events carried a version at all).
+      { type: "QuotaReservationRefused", data: { ...attribution, requestId: "r2", limit: 1, used: 1 } },
+    ]);
+    await append();
+    const { state, revision } = await runtime.runPromise(loadState(quotaLedgerStreamType, stream));
+    expect(revision).toBe(2);
+    expect(state).toMatchObject({ used: 1, refused: 1, limit: 1 });
+    const stored = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
+    // Before documents every reservation held one unit.
+    expect(quotaEventCodec.decode(stored[0]!).data).toMatchObject({ requestId: "r1", units: 1 });
+    expect(quotaEventCodec.decode(stored[2]!)).toEqual({
+      type: "QuotaReservationRefused",
+      data: { ...attribution, requestId: "r2", units: 1, limit: 1, used: 1, reserved: null },
+    });
+  });
+
+  it("stamps what it appends with the current schema version and who acted", async () => {
+    const { runtime } = storedRaw([]);
+    await runtime.runPromise(handleCommand(quotaLedgerStreamType, stream, { ...reserve("r1"), limit: 0 }, { ...byTest, requestId: "req-9" }));
+    const [refused] = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
+    expect(refused?.type).toBe("QuotaReservationRefused");
+    expect(refused?.data).toMatchObject({ reserved: 0 });
+    expect(refused?.metadata).toEqual({ schemaVersion: 3, actor: byTest.actor, requestId: "req-9" });
+  });
+
+  it.each([
+    ["a field of the wrong type", { type: "QuotaCommitted", data: { requestId: 7, at } }, /does not decode: data.requestId: Expected string/],
+    ["an unknown type", { type: "QuotaForgiven", data: { requestId: "r1", at } }, /does not decode/],
+    [
+      "a version newer than the code",
+      { type: "QuotaCommitted", data: { requestId: "r1", at }, metadata: { schemaVersion: 3 } },
+      /schema version 3, newer than this code's 1/,
+    ],
+  ])("refuses %s with a typed error naming stream and revision", async (_, malformed, problem) => {
+    const { runtime, append } = storedRaw([{ type: "QuotaReserved", data: { ...attribution, requestId: "r1", limit: 5, expiresAt: at } }, malformed]);
+    await append();
+    const error = await runtime.runPromise(Effect.flip(loadState(quotaLedgerStreamType, stream)));
+    expect(error).toBeInstanceOf(UndecodableEvent);
+    expect(error).toMatchObject({ _tag: "UndecodableEvent", streamName: stream, revision: 1, type: malformed.type });
+    expect(error.message).toMatch(problem);
+    expect(error.message).toContain(`event 1 of stream ${stream}`);
   });
 });
 
@@ -105,7 +170,7 @@ describe("command handling on a shared PostgreSQL store", () => {
         const one = yield* postgresInstance();
         const ledger = `quota-${randomUUID()}`;
         const outcomes = yield* Effect.all(
-          Array.from({ length: 40 }, () => one.within(handleCommand(quotaLedgerDecider, ledger, reserveOf(30)))),
+          Array.from({ length: 40 }, () => one.within(handleCommand(quotaLedgerStreamType, ledger, reserveOf(30), byTest))),
           { concurrency: "unbounded" },
         );
         expect(one.conflicts()).toBe(0);
@@ -120,7 +185,7 @@ describe("command handling on a shared PostgreSQL store", () => {
         const processes = [yield* postgresInstance(), yield* postgresInstance()];
         const ledger = `quota-${randomUUID()}`;
         const outcomes = yield* Effect.all(
-          processes.flatMap((p) => Array.from({ length: 20 }, () => p.within(handleCommand(quotaLedgerDecider, ledger, reserveOf(25))))),
+          processes.flatMap((p) => Array.from({ length: 20 }, () => p.within(handleCommand(quotaLedgerStreamType, ledger, reserveOf(25), byTest)))),
           { concurrency: "unbounded" },
         );
         expect(outcomes.filter(granted)).toHaveLength(25);

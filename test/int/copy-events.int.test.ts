@@ -8,9 +8,9 @@ import { nodeSha256 } from "../../src/adapters/crypto/node-sha256.ts";
 import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
-import { copyAllEvents, CopyVerificationFailed, summarizeEvents, TargetStoreNotEmpty } from "../../src/application/copy-events.ts";
+import { CopyVerificationFailed, copyAllEvents, summarizeEvents, TargetStoreNotEmpty } from "../../src/application/copy-events.ts";
 import { EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../src/ports/event-store.ts";
-import { postgresUrl, freshSchemaName, dropSchemas } from "../support/postgres.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "its-copy-events-"));
 const schemas: Array<string> = [];
@@ -122,9 +122,7 @@ describe("copyAllEvents", () => {
           const lossy: EventStoreShape = {
             ...inner,
             readAll: (args) =>
-              inner.readAll(args).pipe(
-                Effect.map((events) => events.map((e) => (e.globalPosition === 42 ? { ...e, data: { ...e.data, amount: 0 } } : e))),
-              ),
+              inner.readAll(args).pipe(Effect.map((events) => events.map((e) => (e.globalPosition === 42 ? { ...e, data: { ...e.data, amount: 0 } } : e)))),
           };
           const error = yield* Effect.flip(copyAllEvents(from, lossy, options));
           expect(error).toBeInstanceOf(CopyVerificationFailed);

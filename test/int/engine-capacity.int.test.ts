@@ -1,8 +1,9 @@
 import { Effect, Exit, Fiber, Layer } from "effect";
 import { describe, expect, it } from "vitest";
-import { makeEngineCapacity } from "../../src/adapters/engine-capacity.ts";
+import { type EngineCapacity, makeEngineCapacity } from "../../src/adapters/engine-capacity.ts";
 import { boundedImageEngineLayer } from "../../src/adapters/image/bounded-image-engine.ts";
 import { TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { EngineTenant } from "../../src/ports/engine-tenant.ts";
 import { ImageEngine } from "../../src/ports/image-engine.ts";
 
 /** A job that takes `ms` of wall time and records how many ran at once. */
@@ -22,6 +23,17 @@ const probe = () => {
   return { job, peak: () => peak, started };
 };
 
+/** Waits until forked callers have reached the capacity (it reports `expected`), rather than for a fixed time. */
+const untilLoad = (capacity: EngineCapacity, expected: ReturnType<EngineCapacity["load"]>) =>
+  Effect.gen(function* () {
+    const until = performance.now() + 2_000;
+    while (performance.now() < until) {
+      const load = capacity.load();
+      if (load.running === expected.running && load.queued === expected.queued) return;
+      yield* Effect.sleep(1);
+    }
+  });
+
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined);
 
 describe("EngineCapacity", () => {
@@ -29,7 +41,12 @@ describe("EngineCapacity", () => {
     const capacity = makeEngineCapacity({ concurrency: 2, maxQueue: 10 });
     const { job, peak, started } = probe();
     const names = ["a", "b", "c", "d", "e"];
-    const results = await Effect.runPromise(Effect.all(names.map((n) => capacity.run(job(n, 30))), { concurrency: "unbounded" }));
+    const results = await Effect.runPromise(
+      Effect.all(
+        names.map((n) => capacity.run(job(n, 30))),
+        { concurrency: "unbounded" },
+      ),
+    );
     expect(results).toEqual(names);
     expect(peak()).toBe(2);
     expect(started).toEqual(names);
@@ -41,7 +58,7 @@ describe("EngineCapacity", () => {
     const { job } = probe();
     const program = Effect.gen(function* () {
       const admitted = yield* Effect.forEach(["a", "b", "c"], (n) => Effect.forkChild(capacity.run(job(n, 100))));
-      yield* Effect.sleep(10);
+      yield* untilLoad(capacity, { running: 1, queued: 2 });
       expect(capacity.load()).toEqual({ running: 1, queued: 2 });
       const refused = yield* Effect.exit(capacity.run(job("d", 1)));
       yield* Effect.forEach(admitted, Fiber.join);
@@ -60,7 +77,7 @@ describe("EngineCapacity", () => {
     const program = Effect.gen(function* () {
       yield* capacity.run(job("warm-up", 600)); // teaches it that jobs take ~0.6 s
       const queued = yield* Effect.forEach(["a", "b", "c", "d"], (n) => Effect.forkChild(capacity.run(job(n, 600))));
-      yield* Effect.sleep(10);
+      yield* untilLoad(capacity, { running: 1, queued: 3 });
       const refused = yield* Effect.exit(capacity.run(job("e", 1)));
       yield* Effect.forEach(queued, Fiber.interrupt);
       return refused;
@@ -84,7 +101,7 @@ describe("EngineCapacity", () => {
     const { job, started } = probe();
     const program = Effect.gen(function* () {
       const slow = yield* Effect.forkChild(Effect.exit(capacity.run(job("slow", 300))));
-      yield* Effect.sleep(5);
+      yield* untilLoad(capacity, { running: 1, queued: 0 });
       const waiting = yield* Effect.exit(capacity.run(job("never-starts", 1)));
       const slowExit = yield* Fiber.join(slow);
       // The caller of "slow" gave up at 80 ms, but the work goes on and holds the only slot.
@@ -98,6 +115,68 @@ describe("EngineCapacity", () => {
     expect(failureOf(waiting)).toMatchObject({ _tag: "EngineTimeout" });
     expect(after).toBe("after");
     expect(started).toEqual(["slow", "after"]);
+  });
+
+  it("refuses at once what could not finish within the deadline, and finishes everything it admits", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, deadlineMs: 1_100 });
+    const { job } = probe();
+    const program = Effect.gen(function* () {
+      yield* capacity.run(job("warm-up", 200)); // teaches it that jobs take ~0.2 s
+      const startedAt = performance.now();
+      const exits = yield* Effect.all(
+        Array.from({ length: 10 }, (_, i) =>
+          Effect.exit(capacity.run(job(`j${i}`, 200))).pipe(Effect.map((exit) => ({ exit, ms: performance.now() - startedAt }))),
+        ),
+        { concurrency: "unbounded" },
+      );
+      return exits;
+    });
+    const outcomes = await Effect.runPromise(program);
+    const refused = outcomes.filter(({ exit }) => failureOf(exit)?._tag === "EngineBusy");
+    // One runs at once and four wait (~1 s); a sixth would end at ~1.2 s, past the deadline: five are refused without waiting.
+    expect(outcomes.filter(({ exit }) => Exit.isSuccess(exit))).toHaveLength(5);
+    expect(refused).toHaveLength(5);
+    for (const { ms } of refused) expect(ms).toBeLessThan(100);
+    expect(outcomes.some(({ exit }) => failureOf(exit)?._tag === "EngineTimeout")).toBe(false);
+  });
+
+  it("gives an account at most its share of the slots while another account waits", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 2 });
+    const { job, started } = probe();
+    const as = (tenant: string, name: string) => Effect.provideService(capacity.run(job(name, 60)), EngineTenant, tenant);
+    const program = Effect.gen(function* () {
+      const first = yield* Effect.forkChild(
+        Effect.all(
+          ["a1", "a2", "a3", "a4", "a5", "a6"].map((n) => as("account-a", n)),
+          { concurrency: "unbounded" },
+        ),
+      );
+      yield* untilLoad(capacity, { running: 2, queued: 4 });
+      const second = yield* Effect.forkChild(
+        Effect.all(
+          ["b1", "b2"].map((n) => as("account-b", n)),
+          { concurrency: "unbounded" },
+        ),
+      );
+      yield* Fiber.join(first);
+      yield* Fiber.join(second);
+    });
+    await Effect.runPromise(program);
+    // In arrival order B would start after all six of A's; shared, A and B alternate once both wait.
+    expect(started.slice(0, 5)).toEqual(["a1", "a2", "b1", "a3", "b2"]);
+    expect(started).toHaveLength(8);
+  });
+
+  it("lets one account use every slot when nobody else waits", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 3 });
+    const { job, peak } = probe();
+    await Effect.runPromise(
+      Effect.all(
+        ["a1", "a2", "a3", "a4"].map((n) => Effect.provideService(capacity.run(job(n, 40)), EngineTenant, "account-a")),
+        { concurrency: "unbounded" },
+      ),
+    );
+    expect(peak()).toBe(3);
   });
 
   it("passes a job's own failure through and frees its slot", async () => {
@@ -123,7 +202,10 @@ describe("boundedImageEngineLayer", () => {
     if (!template) throw new Error("empty catalog");
     const program = Effect.gen(function* () {
       const engine = yield* ImageEngine;
-      return yield* Effect.all([1, 2, 3].map(() => Effect.exit(engine.render(image, template))), { concurrency: "unbounded" });
+      return yield* Effect.all(
+        [1, 2, 3].map(() => Effect.exit(engine.render(image, template))),
+        { concurrency: "unbounded" },
+      );
     });
     const exits = await Effect.runPromise(
       program.pipe(Effect.provide(boundedImageEngineLayer({ concurrency: 1, maxQueue: 1 }).pipe(Layer.provide(slowEngine)))),

@@ -4,8 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
-import { Context, type Duration, Effect, Fiber, Layer, Option, type Scope } from "effect";
+import { Context, Deferred, type Duration, Effect, Fiber, Layer, Logger, Option, type Scope } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { jetStreamEventBusLayer } from "../../src/adapters/nats/jetstream-event-bus.ts";
@@ -32,7 +33,8 @@ afterAll(async () => {
   startNats();
   await waitForNats();
 });
-if (!canRestartNats) console.warn("[event forwarding] NATS restart: SKIPPED (the load runs without it) — needs the local nats-server on 127.0.0.1:4222 under start-stop-daemon");
+if (!canRestartNats)
+  console.warn("[event forwarding] NATS restart: SKIPPED (the load runs without it) — needs the local nats-server on 127.0.0.1:4222 under start-stop-daemon");
 
 interface World {
   readonly store: EventStoreShape;
@@ -54,7 +56,10 @@ const world = (options: { readonly pollInterval?: Duration.Input } = {}): Effect
     const namespace = yield* Effect.acquireRelease(Effect.sync(testNamespace), (ns) => Effect.promise(() => dropNatsNamespace(ns)));
     const layer = Layer.mergeAll(
       sqliteEventStoreLayer({ path: join(dir, "events.sqlite"), ...(options.pollInterval ? { pollInterval: options.pollInterval } : {}) }),
-      jetStreamEventBusLayer({ namespace, ackWaitMs: 2_000 }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))),
+      // The identity forwarder-worker.ts gives the same store, so that its bus and this one are one.
+      jetStreamEventBusLayer({ namespace, storeIdentity: `sqlite:${join(dir, "events.sqlite")}`, ackWaitMs: 2_000 }).pipe(
+        Layer.provide(natsConnectionLayer({ servers: NATS_URL })),
+      ),
       sqliteProjectionsLayer({ path: join(dir, "projections.sqlite") }),
     );
     const context = yield* Layer.build(layer);
@@ -78,7 +83,11 @@ const transformation = (accountId: string, keyId: string): ReadonlyArray<NewEven
   const requestId = randomUUID();
   const metadata = { requestId, keyId };
   return [
-    { type: "QuotaReserved", data: { requestId, keyId, operation: "generate", accountId, period: "2026-11", limit: null, expiresAt: at(), at: at() }, metadata },
+    {
+      type: "QuotaReserved",
+      data: { requestId, keyId, operation: "generate", accountId, period: "2026-11", limit: null, expiresAt: at(), at: at() },
+      metadata,
+    },
     { type: "QuotaCommitted", data: { requestId, at: at() }, metadata },
   ];
 };
@@ -174,10 +183,16 @@ describe("event forwarding over NATS JetStream", () => {
           const consumer = yield* w.bus
             .consume({ durable: "lag-probe" }, (event) => Effect.sync(() => void arrivals.set(event.eventId, Date.now())))
             .pipe(Effect.forkScoped);
-          yield* waitFor("the probe through the backlog", Effect.sync(() => arrivals.size === backlog));
+          yield* waitFor(
+            "the probe through the backlog",
+            Effect.sync(() => arrivals.size === backlog),
+          );
           yield* appendLoad(w.store, { writers: 3, requests: 60, pauseMs: 15, tag: "l" });
           const stored = yield* allEvents(w.store);
-          yield* waitFor("every event at the probe", Effect.sync(() => arrivals.size === stored.length));
+          yield* waitFor(
+            "every event at the probe",
+            Effect.sync(() => arrivals.size === stored.length),
+          );
           yield* Fiber.interrupt(consumer);
 
           const published = yield* Effect.promise(() => streamContents(w.namespace));
@@ -199,7 +214,7 @@ describe("event forwarding over NATS JetStream", () => {
         Effect.gen(function* () {
           const w = yield* world({ pollInterval: "20 millis" });
           yield* forwardEvents({ startWithoutCheckpoint: Effect.succeed(0) }).pipe(Effect.provide(w.layer), Effect.forkScoped);
-          // No store polling here: after the (empty) start-up catch-up, the projections hear only the bus.
+          // No store polling here: after the (empty) start-up catch-up, the projections move only on the bus's notices.
           yield* runProjection(w.usage).pipe(Effect.provide(w.layer), Effect.forkScoped);
           yield* runProjection(w.keys).pipe(Effect.provide(w.layer), Effect.forkScoped);
 
@@ -225,7 +240,10 @@ describe("event forwarding over NATS JetStream", () => {
           const lastQuota = stored.filter((e) => e.streamName.startsWith("quota-")).at(-1)!.globalPosition;
           const lastAccount = stored.filter((e) => e.streamName.startsWith("account-")).at(-1)!.globalPosition;
           yield* waitFor("the stream to hold every event", Effect.promise(() => streamCount(w.namespace)).pipe(Effect.map((n) => n >= stored.length)));
-          yield* waitFor("the projections to catch up", Effect.all([w.usage.position, w.keys.position]).pipe(Effect.map(([u, k]) => u === lastQuota && k === lastAccount)));
+          yield* waitFor(
+            "the projections to catch up",
+            Effect.all([w.usage.position, w.keys.position]).pipe(Effect.map(([u, k]) => u >= lastQuota && k >= lastAccount)),
+          );
 
           const published = yield* Effect.promise(() => streamContents(w.namespace));
           expect(published).toHaveLength(stored.length);
@@ -233,7 +251,9 @@ describe("event forwarding over NATS JetStream", () => {
 
           const liveUsage = yield* usageRows(w.usage, accounts);
           const liveKeys = yield* keyRows(w.keys, accounts);
-          expect(liveUsage.map((rows) => rows.map((row) => [row.reserved, row.committed, row.released, row.refused]))).toEqual(accounts.map(() => [[120, 120, 0, 0]]));
+          expect(liveUsage.map((rows) => rows.map((row) => [row.reserved, row.committed, row.released, row.refused]))).toEqual(
+            accounts.map(() => [[120, 120, 0, 0]]),
+          );
 
           // From scratch, into a new database: the same rows.
           const fresh = yield* Layer.build(sqliteProjectionsLayer({ path: join(w.dir, "rebuilt.sqlite") }));
@@ -300,8 +320,133 @@ describe("event forwarding over NATS JetStream", () => {
           const published = yield* Effect.promise(() => streamContents(w.namespace));
           expect(ids(published)).toEqual(ids(stored));
           expect(later).toHaveLength(1);
-          console.log(`[forwarder] SIGKILL with the checkpoint at ${checkpoint} and ${onStreamAtKill} events on the stream; resumed at ${resumed.firstPublished} of ${total}`);
+          console.log(
+            `[forwarder] SIGKILL with the checkpoint at ${checkpoint} and ${onStreamAtKill} events on the stream; resumed at ${resumed.firstPublished} of ${total}`,
+          );
         }),
       ),
     ));
+
+  it("takes over a stream that another store left under the namespace: emptied, its consumers deleted, its checkpoint not read", () => {
+    const logs: Array<string> = [];
+    return Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const namespace = yield* Effect.acquireRelease(Effect.sync(testNamespace), (ns) => Effect.promise(() => dropNatsNamespace(ns)));
+          const open = (storeIdentity: string) =>
+            Layer.build(
+              jetStreamEventBusLayer({ namespace, storeIdentity, ackWaitMs: 2_000 }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))),
+            ).pipe(Effect.map((context) => Context.get(context, EventBus)));
+          const event = (position: number): RecordedEvent => ({
+            eventId: randomUUID(),
+            streamName: "account-x",
+            streamRevision: position - 1,
+            globalPosition: position,
+            type: "AccountOpened",
+            data: {},
+            metadata: {},
+            recordedAt: at(),
+          });
+          const takeOne = (bus: EventBusShape) =>
+            Effect.gen(function* () {
+              const got = yield* Deferred.make<RecordedEvent>();
+              const fiber = yield* bus.consume({ durable: "left-behind" }, (delivered) => Deferred.succeed(got, delivered)).pipe(Effect.forkChild);
+              const delivered = yield* Deferred.await(got).pipe(Effect.timeout("10 seconds"));
+              yield* Fiber.interrupt(fiber);
+              return delivered;
+            });
+          const consumerCount = Effect.promise(async () => {
+            const nc = await connect({ servers: NATS_URL });
+            let count = 0;
+            for await (const _ of (await jetstreamManager(nc)).consumers.list(natsNames(namespace).eventStream)) count++;
+            await nc.close();
+            return count;
+          });
+
+          const first = yield* open("store-a@1");
+          const earlier = [event(1), event(2), event(3)];
+          for (const e of earlier) yield* first.publish(e);
+          yield* first.markPublishedThrough(3);
+          expect((yield* takeOne(first)).eventId).toBe(earlier[0]!.eventId);
+          expect(yield* consumerCount).toBe(1);
+
+          const second = yield* open("store-b@7");
+          expect(yield* second.publishedThrough).toEqual(Option.none());
+          expect(yield* Effect.promise(() => streamCount(namespace))).toBe(0);
+          expect(yield* consumerCount).toBe(0);
+          expect(logs.join("\n")).toContain("held the events of store store-a@1, but this service's event store is store-b@7");
+          const own = event(1);
+          yield* second.publish(own);
+          expect((yield* takeOne(second)).eventId).toBe(own.eventId);
+
+          // Another process of the same store takes nothing over.
+          yield* second.markPublishedThrough(1);
+          const checkpointKeys = yield* Effect.promise(async () => {
+            const nc = await connect({ servers: NATS_URL });
+            const keys: Array<string> = [];
+            for await (const key of await (await new Kvm(nc).open(natsNames(namespace).checkpointBucket)).keys("published-through.>")) keys.push(key);
+            await nc.close();
+            return keys;
+          });
+          // The first store's checkpoint went with its stream.
+          expect(checkpointKeys).toHaveLength(1);
+          expect(checkpointKeys[0]).toMatch(/\.store-b_7$/);
+          const again = yield* open("store-b@7");
+          expect(yield* again.publishedThrough).toEqual(Option.some(1));
+          expect(yield* Effect.promise(() => streamCount(namespace))).toBe(1);
+          expect(logs.filter((line) => line.includes("held the events of store"))).toHaveLength(1);
+        }),
+      ).pipe(
+        Effect.provide(Logger.layer([Logger.make(({ message }) => void logs.push((Array.isArray(message) ? message : [message]).map(String).join(" ")))])),
+      ),
+    );
+  });
+
+  it("drops a message that is not an event, naming it, and hands over the events after it", () => {
+    const logs: Array<string> = [];
+    return Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const w = yield* world();
+          const subject = `${natsNames(w.namespace).subjectRoot}.account`;
+          yield* Effect.promise(async () => {
+            const nc = await connect({ servers: NATS_URL });
+            await jetstream(nc).publish(subject, "{not json");
+            await jetstream(nc).publish(
+              subject,
+              JSON.stringify({
+                eventId: "e",
+                streamName: "account-x",
+                streamRevision: 0,
+                globalPosition: -5,
+                type: "T",
+                data: {},
+                metadata: {},
+                recordedAt: "",
+              }),
+            );
+            await nc.close();
+          });
+          yield* w.store.appendToStream("account-y", accountEvents("y", "ky"), { expectedRevision: "any" });
+          const stored = yield* allEvents(w.store);
+          for (const e of stored) yield* w.bus.publish(e);
+          const handed: Array<{ event: RecordedEvent; sequence: number }> = [];
+          const consumer = yield* w.bus
+            .consume({ durable: "strict" }, (event, message) => Effect.sync(() => void handed.push({ event, sequence: message.sequence })))
+            .pipe(Effect.forkScoped);
+          yield* waitFor(
+            "the real events",
+            Effect.sync(() => handed.length === stored.length),
+          );
+          yield* Fiber.interrupt(consumer);
+          expect(handed.map((h) => h.event)).toEqual(stored);
+          expect(handed.map((h) => h.sequence)).toEqual(stored.map((_, i) => i + 3));
+          expect(logs).toContain(`dropped bus message: subject ${subject}, sequence 1: not JSON; terminated`);
+          expect(logs.find((line) => line.startsWith(`dropped bus message: subject ${subject}, sequence 2: not an event: globalPosition`))).toBeDefined();
+        }),
+      ).pipe(
+        Effect.provide(Logger.layer([Logger.make(({ message }) => void logs.push((Array.isArray(message) ? message : [message]).map(String).join(" ")))])),
+      ),
+    );
+  });
 });

@@ -25,7 +25,9 @@ describe("FilesystemResultStore", () => {
   it("survives a restart: another instance on the same directory finds the result", async () => {
     const id = randomUUID();
     const expiresAt = new Date(T0.getTime() + HOUR);
-    await Effect.runPromise(makeFilesystemResultStore({ directory: root }).put({ resultId: id, bytes: new Uint8Array([7, 8]), contentType: "image/jpeg", expiresAt }));
+    await Effect.runPromise(
+      makeFilesystemResultStore({ directory: root }).put({ resultId: id, bytes: new Uint8Array([7, 8]), contentType: "image/jpeg", expiresAt }),
+    );
     const found = await Effect.runPromise(makeFilesystemResultStore({ directory: root }).get(id, T0));
     expect(Option.getOrThrow(found)).toEqual({ bytes: new Uint8Array([7, 8]), contentType: "image/jpeg", expiresAt });
   });

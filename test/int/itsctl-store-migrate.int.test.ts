@@ -1,4 +1,5 @@
-import { rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Context, Effect, Layer } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,17 +8,19 @@ import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { summarizeEvents } from "../../src/application/copy-events.ts";
 import { EventStore, type EventStoreShape } from "../../src/ports/event-store.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 import { itsctl, makeDataDir, provisionAccount } from "../support/service-process.ts";
-import { postgresUrl, freshSchemaName, dropSchemas } from "../support/postgres.ts";
 
 /** `itsctl store migrate` through the real CLI: a SQLite store the CLI wrote, into a fresh PostgreSQL schema. */
 const dirs: Array<string> = [];
 const schemas: Array<string> = [];
+/** One secret for both stores, as the operator would configure it. */
+const MIGRATION_SECRET = randomBytes(32).toString("hex");
 
 const freshSqlite = () => {
   const dataDir = makeDataDir();
   dirs.push(dataDir);
-  return { dataDir, path: join(dataDir, "events.sqlite"), env: { DATA_DIR: dataDir, SERVER_SECRET: "s".repeat(40) } };
+  return { dataDir, path: join(dataDir, "events.sqlite"), env: { DATA_DIR: dataDir, SERVER_SECRET: MIGRATION_SECRET } };
 };
 const freshSchemaUrl = () => {
   const schema = freshSchemaName("its_migrate");
@@ -36,23 +39,27 @@ const withStore = <A>(layer: Layer.Layer<EventStore, unknown>, use: (store: Even
 describe("itsctl store migrate", () => {
   it("copies a SQLite store into PostgreSQL in order, verifies it, and the service configuration then reads it", async () => {
     const source = freshSqlite();
-    const first = await provisionAccount(source.env, "pro", 2);
-    const second = await provisionAccount(source.env, "free", 1);
-    expect((await itsctl(source.env, ["key", "delete", "--account", first.accountId, "--key", first.keys[0]!.id])).code).toBe(0);
-    expect((await itsctl(source.env, ["account", "set-plan", "--account", second.accountId, "--plan", "enterprise"])).code).toBe(0);
+    // Events from before chaining (appended to the bare store, as older code did), then chained ones through itsctl.
     // More than one page of events (the copy reads 500 at a time), interleaved over streams, with batches.
     await withStore(sqliteEventStoreLayer({ path: source.path }), (store) =>
       Effect.forEach(
         Array.from({ length: 400 }, (_, i) => i),
         (i) =>
           store.appendToStream(
-            `quota-${first.accountId}-2026-0${1 + (i % 3)}`,
+            `notes-${1 + (i % 3)}`,
             Array.from({ length: 1 + (i % 2) }, (_, k) => ({ type: "Noted", data: { i, k, note: `Grüße ${i} 🧾` }, metadata: { requestId: `r-${i}` } })),
             { expectedRevision: "any" },
           ),
         { discard: true },
       ),
     );
+    const first = await provisionAccount(source.env, "pro", 2);
+    const second = await provisionAccount(source.env, "free", 1);
+    expect((await itsctl(source.env, ["key", "delete", "--account", first.accountId, "--key", first.keys[0]!.id])).code).toBe(0);
+    expect((await itsctl(source.env, ["account", "set-plan", "--account", second.accountId, "--plan", "enterprise"])).code).toBe(0);
+    expect((await itsctl(source.env, ["ledger", "seal"])).code).toBe(0);
+    const sealFile = join(source.dataDir, "seal.json");
+    expect((await itsctl(source.env, ["ledger", "export", "--out", sealFile])).code).toBe(0);
     const expected = await withStore(sqliteEventStoreLayer({ path: source.path }), (store) => summarizeEvents(store, { sha256: nodeSha256 }));
     expect(expected.count).toBeGreaterThan(600);
 
@@ -73,12 +80,20 @@ describe("itsctl store migrate", () => {
     expect(copied).toEqual(expected);
 
     // The same CLI, configured for PostgreSQL, sees the accounts and keys that were made on SQLite.
-    const onPostgres = { DATA_DIR: makeDataDir(), SERVER_SECRET: "s".repeat(40), EVENT_STORE: "postgres", DATABASE_URL: target.url };
+    const onPostgres = { DATA_DIR: makeDataDir(), SERVER_SECRET: MIGRATION_SECRET, EVENT_STORE: "postgres", DATABASE_URL: target.url };
     dirs.push(onPostgres.DATA_DIR);
     for (const env of [source.env, onPostgres]) {
       const listed = await itsctl(env, ["key", "list", "--account", first.accountId, "--json"]);
       expect(listed.code).toBe(0);
       expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((k) => k.id)).toEqual([first.keys[1]!.id]);
+    }
+    // The chains and the seal came along unchanged: the target verifies, against its own seal and the exported one.
+    for (const args of [[], ["--seal", sealFile]]) {
+      const verified = await itsctl(onPostgres, ["audit", "--verify-only", "--json", ...args]);
+      expect(verified.code).toBe(0);
+      const { ledger } = JSON.parse(verified.stdout) as { ledger: { ok: boolean; events: number; unchained: { events: number }; seal: { root: string } } };
+      expect(ledger).toMatchObject({ ok: true, events: expected.count, unchained: { events: 600 } });
+      expect(ledger.seal.root).toBe((JSON.parse(readFileSync(sealFile, "utf8")) as { root: string }).root);
     }
     const reopened = await itsctl(onPostgres, ["account", "set-plan", "--account", second.accountId, "--plan", "pro", "--json"]);
     expect(JSON.parse(reopened.stdout)).toMatchObject({ id: second.accountId, plan: "pro" });

@@ -124,7 +124,11 @@ describe("SharpImageEngine refuses pixel data the inspector could not see", () =
 
   it("a TIFF whose compressed strips are damaged", async () => {
     // libvips writes the directory at the end, so the header still reads.
-    const tiff = Buffer.from(await sharp(Buffer.from(sceneSvg(600, 400))).tiff({ compression: "deflate" }).toBuffer());
+    const tiff = Buffer.from(
+      await sharp(Buffer.from(sceneSvg(600, 400)))
+        .tiff({ compression: "deflate" })
+        .toBuffer(),
+    );
     for (let i = 3_000; i < 3_400; i++) tiff[i] = (tiff[i] ?? 0) ^ 0x5a;
     expect(await failure(tiff)).toMatchObject({ _tag: "InvalidImage", message: expect.stringMatching(/TIFF image data is corrupt/) });
   });

@@ -75,7 +75,11 @@ describe("SharpImageInspector refuses hostile input with InvalidImage, each with
     ["a truncated PNG", async () => (await photoPng()).subarray(0, 5_000), /PNG.*truncated/],
     ["a truncated TIFF (its directory comes last)", async () => (await photoTiff()).subarray(0, 15_000), /TIFF image is corrupt/],
     ["a truncated WebP", async () => (await photoWebp()).subarray(0, 2_000), /WebP.*truncated/],
-    ["a JPEG signature followed by junk", () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]), randomBytes(2000), Buffer.from([0xff, 0xd9])]), /JPEG image is corrupt/],
+    [
+      "a JPEG signature followed by junk",
+      () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]), randomBytes(2000), Buffer.from([0xff, 0xd9])]),
+      /JPEG image is corrupt/,
+    ],
     ["SVG", () => Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'), /SVG/],
     ["SVG with a BOM and leading blanks", () => Buffer.from('\uFEFF\n  <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), /SVG/],
     ["PDF", () => Buffer.from("%PDF-1.7\n1 0 obj << >> endobj\n"), /PDF/],
@@ -99,6 +103,8 @@ describe("SharpImageInspector refuses hostile input with InvalidImage, each with
     const small = makeSharpImageInspector({ maxPixels: 1200 * 800 - 1 });
     const { error } = await refuse(await photoJpeg(1200, 800), small.inspect);
     expect(error.message).toMatch(/1200×800 \(0.96 megapixels\); the limit is 0.96 megapixels/);
-    await expect(Effect.runPromise(makeSharpImageInspector({ maxPixels: 1200 * 800 }).inspect(await photoJpeg(1200, 800)))).resolves.toMatchObject({ width: 1200 });
+    await expect(Effect.runPromise(makeSharpImageInspector({ maxPixels: 1200 * 800 }).inspect(await photoJpeg(1200, 800)))).resolves.toMatchObject({
+      width: 1200,
+    });
   });
 });

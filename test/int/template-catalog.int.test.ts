@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
-import { type Template, TEMPLATES, type TemplateStep } from "../../src/domain/template-catalog.ts";
+import { TEMPLATES, type Template, type TemplateStep } from "../../src/domain/template-catalog.ts";
 import type { RenderedImage, ValidatedImage } from "../../src/ports/image.ts";
 import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
 import {
@@ -13,8 +13,8 @@ import {
   dullJpeg,
   exifRotatedJpeg,
   noisyPng,
-  palettePng,
   PORTRAIT_SUBJECT,
+  palettePng,
   photoJpeg,
   portraitJpeg,
   sixteenBitPng,
@@ -127,17 +127,34 @@ const transparentOutside = (inset: number): Effect_ => ({
   on: "portrait",
   check: ({ output }) => {
     const { width: w, height: h } = output;
-    for (const [x, y] of [[1, 1], [w - 2, 1], [1, h - 2], [w - 2, h - 2]] as const) expect(pixelAt(output, x, y)[3]).toBe(0);
+    for (const [x, y] of [
+      [1, 1],
+      [w - 2, 1],
+      [1, h - 2],
+      [w - 2, h - 2],
+    ] as const)
+      expect(pixelAt(output, x, y)[3]).toBe(0);
     expect(pixelAt(output, w / 2, h / 2)[3]).toBe(255);
     // Edge midpoints stay opaque: only the corners were cut.
-    for (const [x, y] of [[w / 2, inset], [inset, h / 2], [w - 1 - inset, h / 2], [w / 2, h - 1 - inset]] as const) expect(pixelAt(output, x, y)[3]).toBe(255);
+    for (const [x, y] of [
+      [w / 2, inset],
+      [inset, h / 2],
+      [w - 1 - inset, h / 2],
+      [w / 2, h - 1 - inset],
+    ] as const)
+      expect(pixelAt(output, x, y)[3]).toBe(255);
   },
 });
 
 const border = (width: number, colour: readonly [number, number, number], tolerance = 6): Effect_ => ({
   on: "photo",
   check: ({ output }) => {
-    const ring = [crop(output, 0, 0, output.width, width - 2), crop(output, 0, output.height - width + 2, output.width, width - 2), crop(output, 0, 0, width - 2, output.height), crop(output, output.width - width + 2, 0, width - 2, output.height)];
+    const ring = [
+      crop(output, 0, 0, output.width, width - 2),
+      crop(output, 0, output.height - width + 2, output.width, width - 2),
+      crop(output, 0, 0, width - 2, output.height),
+      crop(output, output.width - width + 2, 0, width - 2, output.height),
+    ];
     for (const band of ring) expect(shareNear(band, colour, tolerance)).toBeGreaterThan(0.99);
     expect(shareNear(crop(output, width + 10, width + 10, output.width - 2 * width - 20, output.height - 2 * width - 20), colour, tolerance)).toBeLessThan(0.5);
   },
@@ -331,7 +348,11 @@ const EFFECTS: Readonly<Record<string, Effect_>> = {
   "background/remove": {
     on: "portrait",
     check: ({ output }) => {
-      for (const [x, y] of [[1, 1], [output.width - 2, output.height - 2]] as const) expect(pixelAt(output, x, y)[3]).toBe(0);
+      for (const [x, y] of [
+        [1, 1],
+        [output.width - 2, output.height - 2],
+      ] as const)
+        expect(pixelAt(output, x, y)[3]).toBe(0);
       expect(insideSubject(output)[3]).toBe(255);
     },
   },

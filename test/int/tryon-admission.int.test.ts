@@ -1,20 +1,20 @@
-import { Effect } from "effect";
-import { describe, expect, it } from "vitest";
+import { Context, Effect } from "effect";
+import { afterEach, describe, expect, it } from "vitest";
 import { OnnxTryOnEngineLive, type OnnxTryOnEngineOptions } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
 import { TryOnEngine } from "../../src/ports/tryon-engine.ts";
 import { validated } from "../fixtures/tryon/image-metrics.ts";
+import { openLayer } from "../fixtures/tryon/open-layer.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 
-const engineWith = (options: OnnxTryOnEngineOptions) =>
-  Effect.runPromise(
-    Effect.provide(
-      Effect.gen(function* () {
-        return yield* TryOnEngine;
-      }),
-      OnnxTryOnEngineLive(options),
-    ),
-  );
+/** The engine as the service holds it: its layer (and so its try-on thread) open until the test ends. */
+const engineWith = async (options: OnnxTryOnEngineOptions) => {
+  const opened = await openLayer(OnnxTryOnEngineLive(options));
+  closes.push(opened.close);
+  return Context.get(opened.context, TryOnEngine);
+};
+const closes: Array<() => Promise<void>> = [];
+afterEach(() => Promise.all(closes.splice(0).map((close) => close())));
 
 describe("try-on engine admission", () => {
   it("answers EngineBusy beyond one running request and its queue, and serves the rest", async () => {

@@ -16,9 +16,7 @@ export const normaliseForCer = (text: string): string => {
     .replace(/\s+/g, " ")
     .trim();
   const chars = [...flat];
-  return chars
-    .filter((c, i) => !(c === " " && (CJK.test(chars[i - 1] ?? "") || CJK.test(chars[i + 1] ?? ""))))
-    .join("");
+  return chars.filter((c, i) => !(c === " " && (CJK.test(chars[i - 1] ?? "") || CJK.test(chars[i + 1] ?? "")))).join("");
 };
 
 const editDistance = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {

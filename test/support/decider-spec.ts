@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { fold, type Decider } from "../../src/domain/decider.ts";
+import { type Decider, fold } from "../../src/domain/decider.ts";
 
 /** Given past events, when a command is decided, then these events (or this rejection) follow. */
 export const deciderSpec = <Command, Event, State>(decider: Decider<Command, Event, State>) => ({

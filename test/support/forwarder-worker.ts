@@ -11,7 +11,8 @@ import { EventBus } from "../../src/ports/event-bus.ts";
  * so a test can see where a restarted forwarder resumed.
  */
 const [storePath, namespace, servers] = process.argv.slice(2);
-if (storePath === undefined || namespace === undefined || servers === undefined) throw new Error("usage: forwarder-worker <events.sqlite> <namespace> <nats url>");
+if (storePath === undefined || namespace === undefined || servers === undefined)
+  throw new Error("usage: forwarder-worker <events.sqlite> <namespace> <nats url>");
 
 const reportingBus = Layer.effect(EventBus)(
   Effect.gen(function* () {
@@ -31,7 +32,7 @@ const reportingBus = Layer.effect(EventBus)(
         ),
     };
   }),
-).pipe(Layer.provide(jetStreamEventBusLayer({ namespace })), Layer.provide(natsConnectionLayer({ servers })));
+).pipe(Layer.provide(jetStreamEventBusLayer({ namespace, storeIdentity: `sqlite:${storePath}` })), Layer.provide(natsConnectionLayer({ servers })));
 
 Effect.runFork(
   forwardEvents({ startWithoutCheckpoint: Effect.succeed(0) }).pipe(

@@ -1,5 +1,6 @@
-import https from "node:https";
 import http from "node:http";
+import https from "node:https";
+import { makeOpenApiValidator } from "./openapi-validator.ts";
 
 /** A small HTTPS client for tests: trusts the service's self-signed certificate, keeps connections alive. */
 export interface Reply {
@@ -30,16 +31,52 @@ const collect = (res: http.IncomingMessage): Promise<Reply> =>
     });
   });
 
+type Validator = ReturnType<typeof makeOpenApiValidator>;
+
+/**
+ * Every reply is checked against the OpenAPI document the service serves (openapi-validator.ts)
+ * before a test sees it: a response the document does not describe rejects the request.
+ */
 export class HttpsClient {
   readonly agent: https.Agent;
   readonly baseUrl: string;
+  #contract: Promise<Validator> | undefined;
 
   constructor(baseUrl: string, ca: Buffer) {
     this.baseUrl = baseUrl;
     this.agent = new https.Agent({ ca, keepAlive: true, maxSockets: 256 });
   }
 
-  request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  /** The validator of the served document, fetched once. */
+  contract(): Promise<Validator> {
+    // Behind a trusted proxy (TRUST_PROXY) the request must say, as a proxy would, that it came over HTTPS; otherwise these are ignored.
+    this.#contract ??= this.send("GET", "/api/openapi.json", { headers: { "X-Forwarded-For": "127.0.0.1", "X-Forwarded-Proto": "https" } }).then((reply) => {
+      if (reply.status !== 200) throw new Error(`GET /api/openapi.json answered ${reply.status}`);
+      return makeOpenApiValidator(reply.json);
+    });
+    return this.#contract;
+  }
+
+  async #checked(method: string, path: string, reply: Reply): Promise<Reply> {
+    (await this.contract())({ method, path, status: reply.status, contentType: String(reply.headers["content-type"] ?? ""), json: reply.json });
+    return reply;
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+    return this.#checked(method, path, await this.send(method, path, options));
+  }
+
+  /** Fetches an absolute URL (e.g. a resultUrl) with no key. */
+  async get(url: string): Promise<Reply> {
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      https.get(url, { agent: this.agent }, (res) => collect(res).then(resolve, reject)).on("error", reject);
+    });
+    const { pathname, search } = new URL(url);
+    return this.#checked("GET", pathname + search, reply);
+  }
+
+  /** A request whose reply is not checked against the document (the document itself). */
+  send(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.Authorization = `Bearer ${options.key}`;
     let payload: Buffer | undefined;
@@ -55,23 +92,17 @@ export class HttpsClient {
     });
   }
 
-  /** Fetches an absolute URL (e.g. a resultUrl) with no key. */
-  get(url: string): Promise<Reply> {
-    return new Promise((resolve, reject) => {
-      https.get(url, { agent: this.agent }, (res) => collect(res).then(resolve, reject)).on("error", reject);
-    });
-  }
-
   close(): void {
     this.agent.destroy();
   }
 }
 
 /** Plain HTTP, for the refusing listener. */
-export const plainRequest = (port: number, method: string, path: string, body?: string): Promise<Reply> =>
+export const plainRequest = (port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> =>
   new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, headers: body ? { "Content-Type": "application/json" } : {} }, (res) =>
-      collect(res).then(resolve, reject),
+    const req = http.request(
+      { host: "127.0.0.1", port, method, path, headers: { ...(body ? { "Content-Type": "application/json" } : {}), ...headers } },
+      (res) => collect(res).then(resolve, reject),
     );
     req.on("error", reject);
     req.end(body);

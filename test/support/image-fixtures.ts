@@ -46,14 +46,11 @@ export const photoAvif = (width = 300, height = 200) => render(sceneSvg(width, h
 export const photoTiff = (width = 600, height = 400) => render(sceneSvg(width, height)).tiff().toBuffer();
 export const portraitJpeg = (width = 1200, height = 800) => render(portraitSvg(width, height)).jpeg({ quality: 90 }).toBuffer();
 
-export const cmykJpeg = (width = 600, height = 400) =>
-  render(sceneSvg(width, height)).toColourspace("cmyk").jpeg({ quality: 90 }).toBuffer();
+export const cmykJpeg = (width = 600, height = 400) => render(sceneSvg(width, height)).toColourspace("cmyk").jpeg({ quality: 90 }).toBuffer();
 
-export const sixteenBitPng = (width = 600, height = 400) =>
-  render(sceneSvg(width, height)).toColourspace("rgb16").png().toBuffer();
+export const sixteenBitPng = (width = 600, height = 400) => render(sceneSvg(width, height)).toColourspace("rgb16").png().toBuffer();
 
-export const palettePng = (width = 600, height = 400) =>
-  render(sceneSvg(width, height)).png({ palette: true, colours: 64 }).toBuffer();
+export const palettePng = (width = 600, height = 400) => render(sceneSvg(width, height)).png({ palette: true, colours: 64 }).toBuffer();
 
 /** The scene with a transparent band across the top quarter. */
 export const alphaPng = async (width = 600, height = 400) => {
@@ -131,13 +128,15 @@ export const pngBomb = (width = 30_000, height = 30_000): Buffer => {
 };
 
 /** The scene squeezed into mid-tones: what auto-level and local contrast should open up. */
-export const dullJpeg = (width = 800, height = 600) =>
-  render(sceneSvg(width, height)).linear(0.45, 70).jpeg({ quality: 92 }).toBuffer();
+export const dullJpeg = (width = 800, height = 600) => render(sceneSvg(width, height)).linear(0.45, 70).jpeg({ quality: 92 }).toBuffer();
 
 /** The scene with strong grain: what the denoiser should calm down. */
 export const noisyPng = async (width = 800, height = 600) => {
   const noise = await sharp({ create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
     .png()
     .toBuffer();
-  return render(sceneSvg(width, height)).composite([{ input: noise, blend: "overlay" }]).png().toBuffer();
+  return render(sceneSvg(width, height))
+    .composite([{ input: noise, blend: "overlay" }])
+    .png()
+    .toBuffer();
 };

@@ -7,9 +7,7 @@ import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer,
 export const KURRENTDB_IMAGE = "kurrentplatform/kurrentdb:25.0";
 
 export type KurrentDbSource =
-  | { readonly kind: "url"; readonly url: string }
-  | { readonly kind: "container" }
-  | { readonly kind: "none"; readonly reason: string };
+  { readonly kind: "url"; readonly url: string } | { readonly kind: "container" } | { readonly kind: "none"; readonly reason: string };
 
 export interface KurrentDbServer {
   readonly url: string;

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { natsNames } from "../../src/adapters/nats/nats-names.ts";
 
 /** The NATS server every machine here runs (JetStream on), and per-test namespaces on it. */
@@ -27,8 +27,7 @@ export const dropNatsNamespace = async (namespace: string): Promise<void> => {
 const DAEMON = ["--exec", "/usr/sbin/nats-server"];
 
 /** Restart tests need the local server as this machine runs it (start-stop-daemon, /usr/sbin/nats-server). */
-export const canRestartNats =
-  /^nats:\/\/127\.0\.0\.1:4222$/.test(NATS_URL) && existsSync("/usr/sbin/nats-server") && existsSync("/sbin/start-stop-daemon");
+export const canRestartNats = /^nats:\/\/127\.0\.0\.1:4222$/.test(NATS_URL) && existsSync("/usr/sbin/nats-server") && existsSync("/sbin/start-stop-daemon");
 const SERVER_ARGS = ["--", "-a", "127.0.0.1", "-p", "4222", "-js", "-sd", "/var/lib/nats-server", "-l", "/var/log/nats-server.log"];
 
 /** Stops the local server (as it was started: start-stop-daemon), waiting until it has exited. */

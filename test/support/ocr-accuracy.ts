@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, type Scope } from "effect";
-import { OcrEngine, type OcrEngineShape, type OcrLanguage } from "../../src/ports/ocr-engine.ts";
 import type { ValidatedImage } from "../../src/ports/image.ts";
+import { OcrEngine, type OcrEngineShape, type OcrLanguage } from "../../src/ports/ocr-engine.ts";
 import { type CerCount, cerCount, cerPercent } from "./character-error-rate.ts";
 import type { CorpusSample } from "./ocr-corpus.ts";
 
@@ -32,7 +32,11 @@ export const readSample = (engine: OcrEngineShape, sample: CorpusSample, languag
   Effect.gen(function* () {
     const { width, height } = pngSize(sample.png);
     const started = performance.now();
-    const result = yield* engine.recognize({ image: asValidatedImage(sample, width, height), language, outputFormat: "text" });
+    const result = yield* engine.recognize({
+      image: asValidatedImage(sample, width, height),
+      language: language === "auto" ? language : [language],
+      outputFormat: "text",
+    });
     return {
       sample,
       text: result.text,

@@ -102,12 +102,7 @@ const textBlock = async (text: string, spec: CorpusSpec, ink: Ink, width: number
   return { png: data, width: info.width, height: info.height };
 };
 
-const onCanvas = async (
-  parts: ReadonlyArray<{ png: Buffer; left: number; top: number }>,
-  width: number,
-  height: number,
-  ink: Ink,
-) =>
+const onCanvas = async (parts: ReadonlyArray<{ png: Buffer; left: number; top: number }>, width: number, height: number, ink: Ink) =>
   sharp({ create: { width, height, channels: 3, background: ink.background } })
     .composite(parts.map(({ png, left, top }) => ({ input: png, left, top })))
     .png()
@@ -160,7 +155,10 @@ const renderLayout = async (spec: CorpusSpec, ink: Ink): Promise<{ png: Buffer; 
       const grid = [
         ...rows.map((_, r) => `<line x1="${margin}" x2="${width - margin}" y1="${margin + r * rowHeight}" y2="${margin + r * rowHeight}"/>`),
         `<line x1="${margin}" x2="${width - margin}" y1="${height - margin}" y2="${height - margin}"/>`,
-        ...Array.from({ length: columns + 1 }, (_, c) => `<line y1="${margin}" y2="${height - margin}" x1="${margin + c * cellWidth}" x2="${margin + c * cellWidth}"/>`),
+        ...Array.from(
+          { length: columns + 1 },
+          (_, c) => `<line y1="${margin}" y2="${height - margin}" x1="${margin + c * cellWidth}" x2="${margin + c * cellWidth}"/>`,
+        ),
       ].join("");
       const cells = rows.flatMap((row, r) =>
         row.map(
@@ -197,7 +195,9 @@ const degrade = async (png: Buffer, spec: CorpusSpec, id: string, ink: Ink): Pro
         const grain = (random() + random() + random() - 1.5) * 60;
         data[i] = Math.max(0, Math.min(255, (data[i] ?? 0) + grain));
       }
-      return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }).png().toBuffer();
+      return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
+        .png()
+        .toBuffer();
     }
   }
 };

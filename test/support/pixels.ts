@@ -35,7 +35,9 @@ export const maxChannelSpread = ({ data }: Pixels): number => {
   let spread = 0;
   for (let i = 0; i < data.length; i += 4) {
     if ((data[i + 3] ?? 0) === 0) continue;
-    const r = data[i] ?? 0, g = data[i + 1] ?? 0, b = data[i + 2] ?? 0;
+    const r = data[i] ?? 0,
+      g = data[i + 1] ?? 0,
+      b = data[i + 2] ?? 0;
     spread = Math.max(spread, Math.max(r, g, b) - Math.min(r, g, b));
   }
   return spread;

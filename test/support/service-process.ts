@@ -1,4 +1,4 @@
-import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -40,7 +40,9 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
   const started = Date.now();
   let ports: { httpsPort: number; httpPort: number } | undefined;
   while (!ports) {
-    const line = logs().split("\n").find((l) => l.includes('"msg":"listening"'));
+    const line = logs()
+      .split("\n")
+      .find((l) => l.includes('"msg":"listening"'));
     if (line) ports = JSON.parse(line) as { httpsPort: number; httpPort: number };
     else if (exited) throw new Error(`service exited before listening:\n${logs()}`);
     else if (Date.now() - started > 60_000) throw new Error(`service did not start within 60 s:\n${logs()}`);
@@ -48,6 +50,8 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
   }
   const ca = fs.readFileSync(path.join(dataDir, "tls", "self-signed-cert.pem"));
   const client = new HttpsClient(`https://127.0.0.1:${ports.httpsPort}`, ca);
+  // The contract check is compiled now, not in the middle of a test's timed requests.
+  await client.contract();
   return {
     dataDir,
     env,
@@ -93,6 +97,21 @@ export const provisionAccount = async (env: Readonly<Record<string, string>>, pl
 
 /** Peak resident memory of a process so far (Linux VmHWM), in MiB. */
 export const peakRssMiB = (pid: number): number => {
-  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
+};
+
+/** Resolves once the process `pid` is gone (e.g. after a signal it handles by finishing its work). */
+export const waitForExit = async (pid: number): Promise<void> => {
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 };

@@ -9,8 +9,8 @@
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Effect } from "effect";
-import { ConcurrencyConflict } from "../../src/ports/event-store.ts";
 import { makeSqliteEventStore, openSqliteEventDatabase } from "../../src/adapters/event-store/sqlite-event-store.ts";
+import { ConcurrencyConflict } from "../../src/ports/event-store.ts";
 
 const [path, who, roundsArg, barrier, writers] = process.argv.slice(2);
 if (path === undefined || who === undefined || barrier === undefined) throw new Error("usage: <path> <writer> <rounds> <barrier> <writers>");
@@ -32,7 +32,11 @@ const program = Effect.gen(function* () {
       if (!(outcome.failure instanceof ConcurrencyConflict)) return yield* Effect.fail(outcome.failure);
       conflicts++;
     }
-    yield* store.appendToStream("log", [0, 1, 2].map((item) => ({ type: "Logged", data: { who, i, item } })), { expectedRevision: "any" });
+    yield* store.appendToStream(
+      "log",
+      [0, 1, 2].map((item) => ({ type: "Logged", data: { who, i, item } })),
+      { expectedRevision: "any" },
+    );
   }
   return { who, conflicts, startedAt, finishedAt: Date.now() };
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountDecider, type AccountEvent } from "../../src/domain/account.ts";
+import { type AccountEvent, accountDecider } from "../../src/domain/account.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(accountDecider);
@@ -17,23 +17,44 @@ describe("account", () => {
   });
 
   it("changes plan, and changing to the same plan records nothing", () => {
-    spec.given([opened]).when({ type: "ChangePlan", plan: "pro", now }).then([{ type: "AccountPlanChanged", data: { accountId: "acc_1", from: "free", to: "pro", at } }]);
+    spec
+      .given([opened])
+      .when({ type: "ChangePlan", plan: "pro", now })
+      .then([{ type: "AccountPlanChanged", data: { accountId: "acc_1", from: "free", to: "pro", at } }]);
     spec.given([opened]).when({ type: "ChangePlan", plan: "free", now }).then([]);
     spec.given([]).when({ type: "ChangePlan", plan: "pro", now }).thenRejects("ACCOUNT_NOT_FOUND");
   });
 
   it("issues keys up to the cap; a revoked key frees a place but its id is never reused", () => {
-    spec.given([opened]).when(issue("k1")).then([issued("k1")]);
-    spec.given([opened, issued("k1"), issued("k2")]).when(issue("k3", 2)).thenRejects("KEY_LIMIT_REACHED");
+    spec
+      .given([opened])
+      .when(issue("k1"))
+      .then([issued("k1")]);
+    spec
+      .given([opened, issued("k1"), issued("k2")])
+      .when(issue("k3", 2))
+      .thenRejects("KEY_LIMIT_REACHED");
     const revoked: AccountEvent = { type: "ApiKeyRevoked", data: { accountId: "acc_1", keyId: "k1", at } };
-    spec.given([opened, issued("k1"), issued("k2"), revoked]).when(issue("k3", 2)).then([issued("k3")]);
-    spec.given([opened, issued("k1"), revoked]).when(issue("k1")).thenRejects("KEY_EXISTS");
+    spec
+      .given([opened, issued("k1"), issued("k2"), revoked])
+      .when(issue("k3", 2))
+      .then([issued("k3")]);
+    spec
+      .given([opened, issued("k1"), revoked])
+      .when(issue("k1"))
+      .thenRejects("KEY_EXISTS");
   });
 
   it("revokes a key once; the state keeps only active keys and never a secret", () => {
     const revoked: AccountEvent = { type: "ApiKeyRevoked", data: { accountId: "acc_1", keyId: "k1", at } };
-    spec.given([opened, issued("k1")]).when({ type: "RevokeApiKey", keyId: "k1", now }).then([revoked]);
-    spec.given([opened, issued("k1"), revoked]).when({ type: "RevokeApiKey", keyId: "k1", now }).then([]);
+    spec
+      .given([opened, issued("k1")])
+      .when({ type: "RevokeApiKey", keyId: "k1", now })
+      .then([revoked]);
+    spec
+      .given([opened, issued("k1"), revoked])
+      .when({ type: "RevokeApiKey", keyId: "k1", now })
+      .then([]);
     spec.given([opened]).when({ type: "RevokeApiKey", keyId: "nope", now }).thenRejects("KEY_NOT_FOUND");
     const state = spec.given([opened, issued("k1"), issued("k2"), revoked]).state();
     expect(state.status === "open" && [...state.keys.keys()]).toEqual(["k2"]);

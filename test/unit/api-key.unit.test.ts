@@ -12,7 +12,14 @@ describe("API key format", () => {
   });
 
   it("rejects anything else", () => {
-    for (const bad of ["", "its_", `its_short_${secret}`, `xyz_abcdefgh12345678_${secret}`, `its_abcdefgh12345678_tooShort`, `its_ABCDEFGH12345678_${secret}`]) {
+    for (const bad of [
+      "",
+      "its_",
+      `its_short_${secret}`,
+      `xyz_abcdefgh12345678_${secret}`,
+      `its_abcdefgh12345678_tooShort`,
+      `its_ABCDEFGH12345678_${secret}`,
+    ]) {
       expect(parseApiKey(bad)).toBeUndefined();
     }
     expect(() => formatApiKey("bad", secret)).toThrow();

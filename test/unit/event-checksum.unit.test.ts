@@ -10,7 +10,7 @@ describe("canonicalJson", () => {
   });
 
   it("escapes strings as JSON does", () => {
-    expect(canonicalJson({ "k\"ey": "line\nbreak \u0000 ü 👍" })).toBe(JSON.stringify({ "k\"ey": "line\nbreak \u0000 ü 👍" }));
+    expect(canonicalJson({ 'k"ey': "line\nbreak \u0000 ü 👍" })).toBe(JSON.stringify({ 'k"ey': "line\nbreak \u0000 ü 👍" }));
   });
 });
 

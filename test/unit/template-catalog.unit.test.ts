@@ -4,9 +4,7 @@ import { findTemplate, needsPersonMask, outputBox, TEMPLATES, templateTypes } fr
 describe("the template catalog", () => {
   it("offers at least 30 templates in at least 7 types", () => {
     expect(TEMPLATES.length).toBeGreaterThanOrEqual(30);
-    expect(templateTypes()).toEqual(
-      expect.arrayContaining(["social", "avatar", "filter", "enhance", "frame", "thumbnail", "format", "background"]),
-    );
+    expect(templateTypes()).toEqual(expect.arrayContaining(["social", "avatar", "filter", "enhance", "frame", "thumbnail", "format", "background"]));
   });
 
   it("names each template once within its type, in URL-safe lower case", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { takeToken, type BucketState } from "../../src/domain/token-bucket.ts";
+import { type BucketState, takeToken } from "../../src/domain/token-bucket.ts";
 
 const policy = { burst: 15, perMinute: 10 };
 

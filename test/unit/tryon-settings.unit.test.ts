@@ -42,7 +42,9 @@ describe("try-on settings", () => {
     expect(resolveTryOnSettings({ realismLevel: 3 })).toMatchObject({ ok: false, problems: [{ path: "settings.realismLevel" }] });
     expect(resolveTryOnSettings({ colour: "red" })).toEqual({
       ok: false,
-      problems: [{ path: "settings.colour", message: "unknown setting; allowed settings: poseStyle, lightingStyle, fitPreference, backgroundStyle, realismLevel" }],
+      problems: [
+        { path: "settings.colour", message: "unknown setting; allowed settings: poseStyle, lightingStyle, fitPreference, backgroundStyle, realismLevel" },
+      ],
     });
     expect(resolveTryOnSettings("loose")).toEqual({ ok: false, problems: [{ path: "settings", message: "settings must be an object" }] });
     expect(resolveTryOnSettings(["loose"]).ok).toBe(false);

@@ -3,13 +3,13 @@ import type { QuotaEvent } from "../../src/domain/quota-ledger.ts";
 import { replayUsage } from "../../src/domain/usage-replay.ts";
 
 const at = "2026-11-14T10:00:00.000Z";
-const reserved = (requestId: string, keyId: string, operation: "generate" | "ocr" = "generate"): QuotaEvent => ({
+const reserved = (requestId: string, keyId: string, operation: "generate" | "ocr" = "generate", units = 1): QuotaEvent => ({
   type: "QuotaReserved",
-  data: { requestId, keyId, operation, accountId: "a", period: "2026-11", limit: 50, expiresAt: at, at },
+  data: { requestId, keyId, operation, accountId: "a", period: "2026-11", units, limit: 50, expiresAt: at, at },
 });
 const refused = (requestId: string, keyId: string): QuotaEvent => ({
   type: "QuotaReservationRefused",
-  data: { requestId, keyId, operation: "generate", accountId: "a", period: "2026-11", limit: 50, used: 50, at },
+  data: { requestId, keyId, operation: "generate", accountId: "a", period: "2026-11", units: 1, limit: 50, used: 50, reserved: 0, at },
 });
 const committed = (requestId: string): QuotaEvent => ({ type: "QuotaCommitted", data: { requestId, at } });
 const released = (requestId: string): QuotaEvent => ({ type: "QuotaReleased", data: { requestId, reason: "InvalidImage", at } });
@@ -23,7 +23,7 @@ describe("usage replay", () => {
       { period: "2026-11", operation: "ocr", keyId: "k2", reserved: 1, committed: 1, released: 0, refused: 0 },
     ]);
     expect(replay.attributions.map((a) => a?.requestId)).toEqual(["r1", "r2", "r2", "r1", "r3", "r4"]);
-    expect(replay.attributions[2]).toEqual({ requestId: "r2", keyId: "k2", operation: "ocr", period: "2026-11" });
+    expect(replay.attributions[2]).toEqual({ requestId: "r2", keyId: "k2", operation: "ocr", period: "2026-11", units: 1 });
     expect(replay.open).toBe(1);
   });
 
@@ -36,5 +36,14 @@ describe("usage replay", () => {
 
   it("replays nothing to nothing", () => {
     expect(replayUsage([])).toEqual({ lines: [], attributions: [], open: 0 });
+  });
+
+  it("counts a document's units in reserved, committed and released, and a refusal as one refused request", () => {
+    const refusedDocument: QuotaEvent = {
+      type: "QuotaReservationRefused",
+      data: { requestId: "d3", keyId: "k1", operation: "ocr", accountId: "a", period: "2026-11", units: 7, limit: 50, used: 45, reserved: 0, at },
+    };
+    const replay = replayUsage([reserved("d1", "k1", "ocr", 3), committed("d1"), reserved("d2", "k1", "ocr", 2), released("d2"), refusedDocument]);
+    expect(replay.lines).toEqual([{ period: "2026-11", operation: "ocr", keyId: "k1", reserved: 5, committed: 3, released: 2, refused: 1 }]);
   });
 });

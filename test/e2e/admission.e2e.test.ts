@@ -1,0 +1,188 @@
+import fs from "node:fs";
+import https from "node:https";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Reply } from "../support/https-client.ts";
+import { photoPng } from "../support/image-fixtures.ts";
+import { itsctl, provisionAccount, type ServiceProcess, startService, waitForExit } from "../support/service-process.ts";
+
+/**
+ * Admission by memory on the real service: a burst that fits is served in full (the quota, not the
+ * queue, says no), a full budget refuses before a body is read, and SIGTERM lets admitted work finish.
+ */
+let service: ServiceProcess;
+const stopped: Array<ServiceProcess> = [];
+
+beforeAll(async () => {
+  // Default settings: no engine or rate-limit overrides.
+  service = await startService();
+});
+afterAll(async () => {
+  for (const s of [service, ...stopped]) {
+    await s?.stop();
+    if (s) fs.rmSync(s.dataDir, { recursive: true, force: true });
+  }
+});
+
+const generate = (target: ServiceProcess, key: string, image: string) =>
+  target.client.request("POST", "/api/generate", { key, body: { image, template: "instagram-square", templateType: "social" } });
+
+/** Sends a POST's headers (a large Content-Length) and no body; resolves with the response, if one comes first. */
+const headersOnly = (target: ServiceProcess, key: string, contentLength: number) => {
+  const ca = fs.readFileSync(path.join(target.dataDir, "tls", "self-signed-cert.pem"));
+  const req = https.request(`https://127.0.0.1:${target.httpsPort}/api/generate`, {
+    method: "POST",
+    ca,
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": String(contentLength) },
+  });
+  const reply = new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+  });
+  req.flushHeaders();
+  return { req, reply };
+};
+
+describe("admission by memory", () => {
+  it("serves 60 concurrent /generate of a free account with default settings: exactly 50 × 200 and 10 × QUOTA_EXCEEDED, no 503", async () => {
+    const env = { DATA_DIR: service.dataDir };
+    const { keys } = await provisionAccount(env, "free", 4);
+    const image = (await photoPng(600, 400)).toString("base64");
+    const replies = await Promise.all(Array.from({ length: 60 }, (_, i) => generate(service, keys[i % 4]!.key, image)));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(0);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    const refused = replies.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(10);
+    for (const r of refused) expect(r.json.error.code).toBe("QUOTA_EXCEEDED");
+  }, 120_000);
+
+  it("refuses with 503 and Retry-After before reading the body when the budget is full", async () => {
+    const small = await startService({ env: { ENGINE_MEMORY_BUDGET_BYTES: String(11 * 1024 * 1024) } });
+    stopped.push(small);
+    const { keys } = await provisionAccount({ DATA_DIR: small.dataDir }, "pro", 1);
+    // 4 MB declared × 2.5 (read, parsed, decoded) = 10 MB of the 11 MiB budget, held while its body trickles in.
+    const holder = headersOnly(small, keys[0]!.key, 4_000_000);
+    holder.req.write('{"image":"');
+    holder.reply.catch(() => undefined); // it is cut off below, unanswered
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Another 1 MB (2.5 MB) would not fit: refused from its headers alone (it never sends a byte of body).
+    const startedAt = performance.now();
+    const refused = headersOnly(small, keys[0]!.key, 1_000_000);
+    const reply = await refused.reply;
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body).error.code).toBe("SERVICE_UNAVAILABLE");
+    expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    refused.req.destroy();
+    // A body over the route's limit is still a 413, not a 503: it would never fit.
+    const tooLarge = headersOnly(small, keys[0]!.key, 200_000_000);
+    expect((await tooLarge.reply).status).toBe(413);
+    tooLarge.req.destroy();
+    // Once the holder is gone, its bytes return and a request fits again.
+    holder.req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const image = (await photoPng(300, 200)).toString("base64");
+    expect((await generate(small, keys[0]!.key, image)).status).toBe(200);
+  }, 120_000);
+
+  it("answers refused uploads (503, 413) whether the client sends its body at once and closes, or waits for 100 Continue", async () => {
+    const small = await startService({ env: { ENGINE_MEMORY_BUDGET_BYTES: String(11 * 1024 * 1024) } });
+    stopped.push(small);
+    const { keys } = await provisionAccount({ DATA_DIR: small.dataDir }, "pro", 1);
+    const key = keys[0]!.key;
+    const holder = headersOnly(small, key, 4_000_000);
+    holder.req.write('{"image":"');
+    holder.reply.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const ca = fs.readFileSync(path.join(small.dataDir, "tls", "self-signed-cert.pem"));
+    const bodyOf = (megabytes: number) =>
+      Buffer.from(JSON.stringify({ image: "A".repeat(megabytes * 1_000_000), template: "instagram-square", templateType: "social" }));
+    /** A whole upload, sent as most clients send it; `expectContinue` holds it for the server's word. */
+    const upload = (expectContinue: boolean, body = bodyOf(3)) =>
+      new Promise<{ status: number; retryAfter: unknown; code: string; continued: boolean }>((resolve, reject) => {
+        let continued = false;
+        const req = https.request(`https://127.0.0.1:${small.httpsPort}/api/generate`, {
+          method: "POST",
+          ca,
+          agent: false, // Connection: close: the server must not close on the unread upload
+          headers: {
+            Authorization: `Bearer ${key}`,
+            "Content-Type": "application/json",
+            "Content-Length": String(body.length),
+            ...(expectContinue ? { Expect: "100-continue" } : {}),
+          },
+        });
+        req.on("continue", () => ((continued = true), req.end(body)));
+        req.on("response", (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => {
+            resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"], code: JSON.parse(text).error?.code, continued });
+            req.destroy(); // a client refused before it sent its body gives the body up
+          });
+        });
+        req.on("error", reject);
+        if (!expectContinue) req.end(body);
+      });
+
+    const sent = await Promise.all(Array.from({ length: 8 }, () => upload(false)));
+    for (const reply of sent) expect(reply).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE", retryAfter: expect.any(String) });
+    const held = await upload(true);
+    expect(held).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE", continued: false });
+    // Over the route's limit (about 15 MB): refused unread, and the client still reads the 413 (it used to see EPIPE).
+    expect(await upload(false, bodyOf(25))).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE" });
+    holder.req.destroy();
+    // With room again, the client waiting for 100 Continue is asked for its body and served.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const image = (await photoPng(300, 200)).toString("base64");
+    const admitted = await upload(true, Buffer.from(JSON.stringify({ image, template: "instagram-square", templateType: "social" })));
+    expect(admitted).toMatchObject({ status: 200, continued: true });
+  }, 120_000);
+
+  it("on SIGTERM finishes the admitted requests, refuses new ones with 503, and loses no quota unit or event", async () => {
+    const env = { DATA_DIR: service.dataDir };
+    const { accountId, keys } = await provisionAccount(env, "pro", 2);
+    const image = (await photoPng(1600, 1200)).toString("base64");
+    let signalledAt = Number.POSITIVE_INFINITY;
+    const answeredAt: Array<number> = [];
+    const inFlight = Array.from({ length: 24 }, (_, i) =>
+      generate(service, keys[i % 2]!.key, image).then(
+        (reply) => (answeredAt.push(Date.now()), reply),
+        () => "connection lost" as const,
+      ),
+    );
+    // Signalled as soon as the first one is answered: the rest are then admitted and in flight,
+    // however fast this machine serves them.
+    await Promise.race(inFlight);
+    process.kill(service.pid, "SIGTERM");
+    signalledAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late: Array<Reply | "connection lost"> = await Promise.all(
+      Array.from({ length: 3 }, () => generate(service, keys[1]!.key, image).catch(() => "connection lost" as const)),
+    );
+    const replies = await Promise.all(inFlight);
+    await waitForExit(service.pid);
+
+    // Every request sent before the signal was answered: served, or (arriving after it) refused with 503.
+    expect(replies.filter((r) => r === "connection lost")).toHaveLength(0);
+    const served = replies.filter((r): r is Reply => r !== "connection lost" && r.status === 200);
+    expect(replies.every((r) => r !== "connection lost" && (r.status === 200 || r.status === 503))).toBe(true);
+    expect(answeredAt.filter((t) => t > signalledAt).length).toBeGreaterThan(0);
+    for (const r of late) expect(r === "connection lost" || r.status === 503).toBe(true);
+    expect(late.some((r) => r !== "connection lost" && r.status === 503 && r.headers["retry-after"] !== undefined)).toBe(true);
+    expect(service.logs()).toContain("admitted requests answered");
+
+    // The store agrees: each served request is one committed unit, nothing reserved is left open.
+    const audit = await itsctl(env, ["audit", "--account", accountId]);
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    expect(audit.stdout).toContain(`Totals: ${served.length} transformation(s), 0 refusal(s), 0 released, ${served.length} reserved`);
+  }, 120_000);
+});

@@ -1,0 +1,229 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, seriousAxeViolations } from "../support/browser.ts";
+import { photoPng } from "../support/image-fixtures.ts";
+import { itsctl, type ServiceProcess, startService } from "../support/service-process.ts";
+
+/**
+ * Issue 12: the account console in a real browser (Debian's chromium) against the real service
+ * process, with the real CLI. CONSOLE_SCREENSHOTS=1 also writes the README's docs/console-*.png.
+ */
+let service: ServiceProcess;
+let browser: Browser;
+const PASSWORD = "correct horse battery staple";
+const SCREENSHOTS = process.env["CONSOLE_SCREENSHOTS"] === "1" ? path.resolve(import.meta.dirname, "../../docs") : undefined;
+
+beforeAll(async () => {
+  [service, browser] = await Promise.all([startService(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+const base = () => service.client.baseUrl;
+
+const openAccount = async (plan: "free" | "pro") => {
+  const email = `holder-${plan}-${Date.now()}@example.com`;
+  const opened = await itsctl(service.env, ["account", "open", "--email", email, "--name", "Ada Holder", "--plan", plan, "--json"]);
+  expect(opened.code).toBe(0);
+  return { accountId: JSON.parse(opened.stdout).id as string, email };
+};
+
+/** The invitation's path: the CLI's URL names the configured port, which is 0 (any free one) in tests. */
+const invitePath = async (accountId: string) => {
+  const invited = await itsctl(service.env, ["account", "invite", "--account", accountId, "--json"]);
+  expect(invited.code).toBe(0);
+  const { url, expiresAt } = JSON.parse(invited.stdout) as { url: string; expiresAt: string };
+  expect(new Date(expiresAt).getTime() - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+  return new URL(url).pathname;
+};
+
+const newPage = async (): Promise<{ context: BrowserContext; page: Page; cspViolations: Array<string> }> => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  const cspViolations: Array<string> = [];
+  page.on("console", (message) => {
+    if (message.text().includes("Content Security Policy")) cspViolations.push(message.text());
+  });
+  return { context, page, cspViolations };
+};
+
+const screenshot = async (page: Page, name: string) => {
+  if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+};
+
+const profile = (key: string) => service.client.request("GET", "/api/user/profile", { key });
+
+/** A form POST from outside the browser: the session cookie and fields as given. */
+const postForm = (pathname: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  service.client.request("POST", pathname, {
+    body: new URLSearchParams(fields).toString(),
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+  });
+
+const keyIds = async (accountId: string) =>
+  (JSON.parse((await itsctl(service.env, ["key", "list", "--account", accountId, "--json"])).stdout) as Array<{ id: string }>).map((key) => key.id);
+
+describe("the account console", () => {
+  it("invite → set password → overview → make a key → it works → shown once → delete → 401 within 1 s → sign out", async () => {
+    const { accountId, email } = await openAccount("pro");
+    const { context, page, cspViolations } = await newPage();
+
+    await page.goto(base() + (await invitePath(accountId)));
+    await screenshot(page, "set-password");
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("Confirm password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.waitForURL(`${base()}/console`);
+
+    const cookie = (await context.cookies()).find((c) => c.name === "__Host-its-console-session");
+    expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: "Strict", path: "/" });
+    expect(await page.getByTestId("account-email").textContent()).toBe(email);
+    expect(await page.getByTestId("plan").textContent()).toBe("pro");
+    expect(await page.getByTestId("features").textContent()).toBe("generate, ocr, virtual-tryon");
+    expect(await page.getByTestId("quota").textContent()).toContain("0 used of 500, 500 remaining");
+    expect(await page.locator("meter").getAttribute("max")).toBe("500");
+    expect(await page.getByRole("img", { name: /Successful transformations per day/ }).count()).toBe(1);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate new key" }).click();
+    await page.getByLabel("Key name").fill("laptop");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForURL(`${base()}/console/keys`);
+    const secret = (await page.getByTestId("new-key-secret").textContent())!.trim();
+    expect(secret).toMatch(/^its_[a-z0-9]{16}_[\w-]{43,}$/);
+    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, "new-key");
+
+    const used = await profile(secret);
+    expect(used.status).toBe(200);
+    expect(used.json.data).toMatchObject({ id: accountId, key: { name: "laptop" } });
+    const keyId = used.json.data.key.id as string;
+    expect(await keyIds(accountId)).toEqual([keyId]);
+
+    // A transformation made with it shows in the usage the console reads (the usage projection).
+    const image = (await photoPng(96, 64)).toString("base64");
+    const generated = await service.client.request("POST", "/api/generate", {
+      key: secret,
+      body: { image, template: "instagram-square", templateType: "social" },
+    });
+    expect(generated.status).toBe(200);
+    // The projection follows the store a moment behind: the commit may still be on its way.
+    let listed = "";
+    for (const started = Date.now(); !listed.includes("succeeded") && Date.now() - started < 5000;) {
+      await page.goto(`${base()}/console/requests`);
+      listed = (await page.getByTestId("request-row").allTextContents()).join("\n");
+    }
+    expect(listed).toMatch(/generate.*laptop.*succeeded/s);
+    await screenshot(page, "requests");
+    await page.goto(`${base()}/console`);
+    expect(await page.getByTestId("quota").textContent()).toContain("1 used of 500, 499 remaining");
+    expect(await page.getByRole("img", { name: /Successful transformations per day in \d{4}-\d{2}: 1 in all/ }).count()).toBe(1);
+    await screenshot(page, "overview");
+    await page.goto(`${base()}/console/keys`);
+
+    await page.reload();
+    expect(await page.getByTestId("new-key-secret").count()).toBe(0);
+    expect(await page.content()).not.toContain(secret.slice(22));
+    const row = page.getByTestId("key-row").filter({ hasText: "laptop" });
+    expect(await row.textContent()).toContain(`its_${keyId}`);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, "keys");
+
+    await row.getByRole("button", { name: /^Delete/ }).click();
+    await page.getByRole("button", { name: "Delete key" }).click();
+    await page.waitForURL(`${base()}/console/keys`);
+    const deletedAt = Date.now();
+    let status = 200;
+    while (status !== 401 && Date.now() - deletedAt < 1000) status = (await profile(secret)).status;
+    expect(status).toBe(401);
+    expect(Date.now() - deletedAt).toBeLessThan(1000);
+    expect(await page.getByTestId("key-row").count()).toBe(0);
+    expect(await keyIds(accountId)).toEqual([]);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${base()}/console/sign-in`);
+    await page.goto(`${base()}/console/keys`);
+    expect(page.url()).toBe(`${base()}/console/sign-in`);
+
+    // Signing in again with the password set above.
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base()}/console`);
+    const rotated = (await context.cookies()).find((c) => c.name === "__Host-its-console-session");
+    expect(rotated?.value).not.toBe(cookie?.value);
+    expect(cspViolations).toEqual([]);
+    await context.close();
+  });
+
+  it("acts on no POST without a session and its token: cross-site, missing or wrong token", async () => {
+    const { accountId, email } = await openAccount("free");
+    const invitation = await invitePath(accountId);
+    const set = await postForm(invitation, { password: PASSWORD, confirm: PASSWORD });
+    expect(set.status).toBe(303);
+    const session = String(set.headers["set-cookie"]).split(";")[0]!;
+    const overview = await service.client.request("GET", "/console", { headers: { Cookie: session } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(overview.body.toString())![1]!;
+
+    const attempts = [
+      postForm("/console/keys", { name: "evil" }, { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }),
+      postForm("/console/keys", { name: "evil" }),
+      postForm("/console/keys", { name: "evil" }, { Cookie: session }),
+      postForm("/console/keys", { name: "evil", csrf: csrf.slice(0, -2) + "AA" }, { Cookie: session }),
+      postForm("/console/keys", { name: "evil", csrf }, { Cookie: session, Origin: "https://evil.example" }),
+      postForm("/console/keys", { name: "evil", csrf }, { Cookie: session, "Sec-Fetch-Site": "cross-site" }),
+    ];
+    for (const reply of await Promise.all(attempts)) expect(reply.status).toBe(403);
+    expect(await keyIds(accountId)).toEqual([]);
+
+    // The same request with the session and its token does act: the refusals above were for what they lacked.
+    const made = await postForm("/console/keys", { name: "mine", csrf }, { Cookie: session });
+    expect(made.status).toBe(303);
+    expect(await keyIds(accountId)).toHaveLength(1);
+
+    // The invitation was used up; the password sign-in works and the old link does not.
+    expect((await postForm(invitation, { password: PASSWORD, confirm: PASSWORD })).status).toBe(404);
+    expect((await postForm("/console/sign-in", { email, password: PASSWORD })).status).toBe(303);
+
+    // Every change is an event the audit replays, and no event holds a secret: only hashes.
+    const audit = await itsctl(service.env, ["audit", "--account", accountId, "--json"]);
+    const history = (JSON.parse(audit.stdout) as { history: Array<{ type: string; actor: { kind: string } | null }> }).history;
+    expect(history.map((entry) => entry.type)).toEqual(
+      expect.arrayContaining(["InvitationIssued", "InvitationUsed", "PasswordSet", "ConsoleSessionStarted", "ApiKeyIssued"]),
+    );
+    // Who acted: the operator invited; the holder, signed in to the console, made the key.
+    expect(history.find((entry) => entry.type === "InvitationIssued")?.actor?.kind).toBe("operator");
+    expect(history.find((entry) => entry.type === "ApiKeyIssued")?.actor).toMatchObject({ kind: "console", accountId });
+    const db = new DatabaseSync(path.join(service.dataDir, "events.sqlite"), { readOnly: true });
+    const recorded = JSON.stringify(db.prepare("SELECT * FROM events").all());
+    db.close();
+    for (const secret of [PASSWORD, invitation.split(".").at(-1)!, session.split(".").at(-1)!]) expect(recorded).not.toContain(secret);
+    expect(recorded).toContain("$argon2id$");
+  });
+
+  // Last: it spends this address's sign-in budget, which every test here shares.
+  it("throttles wrong passwords per account and per address", async () => {
+    const { accountId, email } = await openAccount("free");
+    expect((await postForm(await invitePath(accountId), { password: PASSWORD, confirm: PASSWORD })).status).toBe(303);
+
+    const statuses: Array<number> = [];
+    for (let i = 0; i < 6; i++) statuses.push((await postForm("/console/sign-in", { email, password: `wrong ${i} password` })).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    const throttled = await postForm("/console/sign-in", { email, password: PASSWORD });
+    expect(throttled.status).toBe(429);
+    expect(throttled.body.toString()).toContain("Too many attempts");
+    expect(Number(throttled.headers["retry-after"])).toBeGreaterThan(0);
+
+    // Per address: other emails from the same address run out the address's bucket too.
+    let status = 401;
+    for (let i = 0; i < 40 && status === 401; i++)
+      status = (await postForm("/console/sign-in", { email: `nobody-${i}@example.com`, password: "wrong password" })).status;
+    expect(status).toBe(429);
+  });
+});

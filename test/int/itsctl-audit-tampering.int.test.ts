@@ -1,0 +1,257 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { ManagedRuntime } from "effect";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadServerSecrets } from "../../src/adapters/security/server-secret.ts";
+import { handleCommand } from "../../src/application/command-handler.ts";
+import { quotaLedgerStreamType } from "../../src/application/events/quota-events.ts";
+import { coreLayer } from "../../src/composition.ts";
+import { loadConfig } from "../../src/config.ts";
+import { billingPeriodOf } from "../../src/domain/billing-period.ts";
+import { quotaStream } from "../../src/domain/quota-ledger.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
+import { itsctl, makeDataDir, provisionAccount } from "../support/service-process.ts";
+
+/**
+ * The auditor's scenario, scripted: a store written by the real code and sealed, then changed by
+ * hand with SQL as someone with database access would, the projections rebuilt from it, and
+ * `itsctl audit` run. Every kind of damage must be named with its stream and revision; an
+ * untouched store passes. The same on SQLite and on PostgreSQL.
+ */
+const SERVER_SECRET = randomBytes(32).toString("hex");
+const dirs: Array<string> = [];
+const schemas: Array<string> = [];
+afterAll(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await dropSchemas(schemas);
+});
+
+/** Where a copy of the store lives, how to change it with SQL, and the environment that points itsctl at it. */
+interface StoreCopy {
+  readonly env: Record<string, string>;
+  readonly sql: (statements: ReadonlyArray<string>) => Promise<void>;
+}
+
+interface StoreKind {
+  readonly name: string;
+  readonly fresh: () => Promise<StoreCopy & { readonly copy: () => Promise<StoreCopy> }>;
+}
+
+const dataDir = () => {
+  const dir = makeDataDir();
+  dirs.push(dir);
+  return dir;
+};
+
+const sqlite: StoreKind = {
+  name: "SQLite",
+  fresh: async () => {
+    const dir = dataDir();
+    const path = join(dir, "events.sqlite");
+    const sqlOn = (file: string) => async (statements: ReadonlyArray<string>) => {
+      const db = new DatabaseSync(file);
+      try {
+        for (const statement of statements) db.exec(statement);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      env: { DATA_DIR: dir, SERVER_SECRET },
+      sql: sqlOn(path),
+      copy: async () => {
+        const copyDir = dataDir();
+        const copyPath = join(copyDir, "events.sqlite");
+        await sqlOn(path)([`VACUUM INTO '${copyPath}'`]);
+        return { env: { DATA_DIR: copyDir, SERVER_SECRET }, sql: sqlOn(copyPath) };
+      },
+    };
+  },
+};
+
+const postgres: StoreKind = {
+  name: "PostgreSQL",
+  fresh: async () => {
+    const sqlIn = (schema: string) => async (statements: ReadonlyArray<string>) => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      try {
+        await client.query(`SET search_path TO ${schema}`);
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    const envOf = (schema: string) => ({ DATA_DIR: dataDir(), SERVER_SECRET, EVENT_STORE: "postgres", DATABASE_URL: `${postgresUrl}?schema=${schema}` });
+    const base = freshSchemaName("its_tamper");
+    schemas.push(base);
+    return {
+      env: envOf(base),
+      sql: sqlIn(base),
+      copy: async () => {
+        const schema = freshSchemaName("its_tamper");
+        schemas.push(schema);
+        await sqlIn(base)([
+          `CREATE SCHEMA ${schema}`,
+          `CREATE TABLE ${schema}.events (LIKE ${base}.events INCLUDING ALL)`,
+          `INSERT INTO ${schema}.events OVERRIDING SYSTEM VALUE SELECT * FROM ${base}.events`,
+          `SELECT setval(pg_get_serial_sequence('${schema}.events', 'global_position'), (SELECT max(global_position) FROM ${schema}.events))`,
+        ]);
+        return { env: envOf(schema), sql: sqlIn(schema) };
+      },
+    };
+  },
+};
+
+/** Three requests on one month's ledger, through the command handler the server uses: two charged, one released. */
+const chargeRequests = async (env: Record<string, string>, accountId: string, keyId: string, months: ReadonlyArray<Date>) => {
+  const config = loadConfig(env, 1);
+  const runtime = ManagedRuntime.make(coreLayer(config, loadServerSecrets(config)));
+  const context = { actor: { kind: "api-key", keyId, accountId } as const };
+  try {
+    return await Promise.all(
+      months.map(async (now) => {
+        const period = billingPeriodOf(now).id;
+        const ledger = quotaStream(accountId, period);
+        for (const [requestId, outcome] of [
+          ["r1", "commit"],
+          ["r2", "commit"],
+          ["r3", "release"],
+        ] as const) {
+          const reserve = {
+            type: "ReserveQuota" as const,
+            requestId,
+            units: 1,
+            accountId,
+            keyId,
+            operation: "generate" as const,
+            period,
+            limit: 500,
+            expiresAt: new Date(now.getTime() + 60_000),
+            now,
+          };
+          await runtime.runPromise(handleCommand(quotaLedgerStreamType, ledger, reserve, context));
+          const finish =
+            outcome === "commit" ? { type: "CommitQuota" as const, requestId, now } : { type: "ReleaseQuota" as const, requestId, reason: "InvalidImage", now };
+          await runtime.runPromise(handleCommand(quotaLedgerStreamType, ledger, finish, context));
+        }
+        return ledger;
+      }),
+    );
+  } finally {
+    await runtime.dispose();
+  }
+};
+
+/** One change per damage, each on its own ledger: r1 reserved (0), committed (1), r2 (2, 3), r3 reserved (4), released (5). */
+const tampering = (kind: string, ledger: string) => {
+  const where = (revision: string) => `WHERE stream_name = '${ledger}' AND stream_revision ${revision}`;
+  switch (kind) {
+    case "edited":
+      // The issue's scenario: a charge turned into a refund.
+      return {
+        revision: 1,
+        sql: [`UPDATE events SET type = 'QuotaReleased', data = '{"requestId":"r1","reason":"refund","at":"2026-11-01T00:00:00.000Z"}' ${where("= 1")}`],
+      };
+    case "deleted":
+      return { revision: 3, sql: [`DELETE FROM events ${where("= 3")}`] };
+    case "inserted":
+      return {
+        revision: 2,
+        sql: [
+          `UPDATE events SET stream_revision = stream_revision + 1000 ${where(">= 2")}`,
+          `UPDATE events SET stream_revision = stream_revision - 999 ${where(">= 1000")}`,
+          `INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, recorded_at)
+           VALUES ('00000000-0000-4000-8000-000000000000', '${ledger}', 2, 'QuotaReleased', '{"requestId":"r1","reason":"refund","at":"2026-11-01T00:00:00.000Z"}', '{}', '2026-11-01T00:00:00.000Z')`,
+        ],
+      };
+    case "re-ordered":
+      return {
+        revision: 1,
+        sql: [
+          `UPDATE events SET stream_revision = 1001 ${where("= 1")}`,
+          `UPDATE events SET stream_revision = 1 ${where("= 2")}`,
+          `UPDATE events SET stream_revision = 2 ${where("= 1001")}`,
+        ],
+      };
+    default:
+      return { revision: 4, sql: [`DELETE FROM events ${where(">= 4")}`] };
+  }
+};
+
+const KINDS = ["edited", "deleted", "inserted", "re-ordered", "tail cut"] as const;
+
+describe.each([sqlite, postgres])("itsctl audit on a $name store", (kind) => {
+  let store: Awaited<ReturnType<StoreKind["fresh"]>>;
+  let accountId: string;
+  let ledgers: ReadonlyArray<string>;
+
+  beforeAll(async () => {
+    store = await kind.fresh();
+    const account = await provisionAccount(store.env, "pro", 1);
+    accountId = account.accountId;
+    ledgers = await chargeRequests(
+      store.env,
+      accountId,
+      account.keys[0]!.id,
+      KINDS.map((_, i) => new Date(Date.UTC(2026, 4 + i, 15))),
+    );
+    const sealed = await itsctl(store.env, ["ledger", "seal", "--json"]);
+    expect(sealed.stderr).toBe("");
+    expect(JSON.parse(sealed.stdout)).toMatchObject({
+      streams: 1 + KINDS.length,
+      heads: expect.arrayContaining([expect.objectContaining({ stream: ledgers[0], revision: 5 })]),
+    });
+  }, 60_000);
+
+  /** As the auditor would: rebuild the projections from the store, then audit. */
+  const rebuildAndAudit = async (env: Record<string, string>) => {
+    expect((await itsctl(env, ["projections", "rebuild"])).code).toBe(0);
+    return itsctl(env, ["audit", "--account", accountId]);
+  };
+
+  it("passes the untouched store, naming who acted", async () => {
+    const audited = await rebuildAndAudit((await store.copy()).env);
+    expect(audited.stderr).toBe("");
+    expect(audited.code).toBe(0);
+    expect(audited.stdout).toContain("chains and seal: OK");
+    expect(audited.stdout).toMatch(/ApiKeyIssued .* by operator [^@\s]+@[^@\s]+ \(itsctl\)/);
+  });
+
+  it("names the stream, revision and kind of each damage: edited, deleted, inserted, re-ordered, tail cut", async () => {
+    const copy = await store.copy();
+    const changes = KINDS.map((damage, i) => ({ damage, ledger: ledgers[i]!, ...tampering(damage, ledgers[i]!) }));
+    await copy.sql(changes.flatMap((change) => change.sql));
+    const audited = await rebuildAndAudit(copy.env);
+    expect(audited.code).toBe(1);
+    expect(audited.stderr).toMatch(/^itsctl: the event store is damaged: /);
+    for (const change of changes) {
+      expect(audited.stdout).toContain(`DAMAGE in stream ${change.ledger} at revision ${change.revision}: ${change.damage} (`);
+      expect(audited.stderr).toContain(`stream ${change.ledger} revision ${change.revision}: ${change.damage}`);
+    }
+    expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(KINDS.length);
+  });
+
+  it("finds a cut tail with an exported seal even when the store's own seals were deleted too, and refuses a forged export", async () => {
+    const copy = await store.copy();
+    const sealFile = join(copy.env.DATA_DIR!, "exported-seal.json");
+    expect((await itsctl(copy.env, ["ledger", "export", "--out", sealFile])).code).toBe(0);
+    await copy.sql([...tampering("tail cut", ledgers[0]!).sql, "DELETE FROM events WHERE stream_name = 'ledger-seals'"]);
+    // The store alone no longer holds what would show the cut...
+    expect((await itsctl(copy.env, ["audit", "--verify-only"])).code).toBe(0);
+    // ...the seal kept apart does.
+    const held = await itsctl(copy.env, ["audit", "--verify-only", "--seal", sealFile]);
+    expect(held.code).toBe(1);
+    expect(held.stdout).toContain(`DAMAGE in stream ${ledgers[0]} at revision 4: tail cut`);
+
+    const forged = JSON.parse(readFileSync(sealFile, "utf8")) as { heads: Array<{ stream: string; revision: number }> };
+    const forgedFile = join(copy.env.DATA_DIR!, "forged-seal.json");
+    writeFileSync(forgedFile, JSON.stringify({ ...forged, heads: forged.heads.map((head) => (head.stream === ledgers[0] ? { ...head, revision: 3 } : head)) }));
+    const refused = await itsctl(copy.env, ["audit", "--verify-only", "--seal", forgedFile]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("the exported seal fails: its heads do not give its root");
+  });
+});

@@ -1,0 +1,76 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+
+/**
+ * Checks a response against the served OpenAPI 3.1 document, with Ajv (JSON Schema 2020-12, the
+ * dialect of OpenAPI 3.1): the operation is found by method and path template, then the response by
+ * status and content type, and a JSON body must match its schema. Every e2e request goes through
+ * it (https-client.ts), so a response the document does not describe fails the test that got it.
+ */
+export interface CheckedReply {
+  readonly method: string;
+  /** The path as requested, e.g. /api/results/abc?expires=…; the document's paths are under its server URL. */
+  readonly path: string;
+  readonly status: number;
+  readonly contentType: string;
+  readonly json: unknown;
+}
+
+interface OpenApiDocument {
+  readonly servers: ReadonlyArray<{ readonly url: string }>;
+  readonly paths: Record<string, Record<string, { readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: unknown }> }> }>>;
+}
+
+const DOCUMENT_ID = "https://contract.test/openapi.json";
+
+const pointer = (...segments: ReadonlyArray<string>) => segments.map((s) => s.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+
+const schemaRef = (template: string, method: string, status: string, mediaType: string) =>
+  `${DOCUMENT_ID}#/${pointer("paths", template, method, "responses", status, "content", mediaType, "schema")}`;
+
+export class ContractViolation extends Error {}
+
+export const makeOpenApiValidator = (document: unknown) => {
+  const doc = document as OpenApiDocument;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ ...(document as object), $id: DOCUMENT_ID });
+  const base = new URL(doc.servers[0]!.url).pathname.replace(/\/$/, "");
+  const templates = Object.keys(doc.paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^{}]+\}/g, "[^/]+")}$`),
+  }));
+  // Compiled up front, so that a request's measured time holds no schema compilation.
+  const compiled = new Map<string, ValidateFunction>();
+  for (const [template, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (const mediaType of Object.keys(response.content ?? {}).filter((type) => type.endsWith("json"))) {
+          const ref = schemaRef(template, method, status, mediaType);
+          compiled.set(ref, ajv.compile({ $ref: ref }));
+        }
+      }
+    }
+  }
+
+  /** Throws a ContractViolation naming what differs; replies to paths the document does not list pass. */
+  return (reply: CheckedReply): void => {
+    const pathname = new URL(reply.path, "https://x").pathname;
+    if (!pathname.startsWith(`${base}/`)) return;
+    const template = templates.find((t) => t.pattern.test(pathname.slice(base.length)))?.template;
+    const method = reply.method.toLowerCase();
+    const operation = template === undefined ? undefined : doc.paths[template]![method];
+    // A redirect (plain HTTP behind a proxy) never reached the operation.
+    if (template === undefined || operation === undefined || (reply.status >= 300 && reply.status < 400)) return;
+    const where = `${reply.method} ${template} → ${reply.status}`;
+    const response = operation.responses[String(reply.status)];
+    if (response === undefined) throw new ContractViolation(`${where}: the document lists no such status (${Object.keys(operation.responses).join(", ")})`);
+    const mediaType = reply.contentType.split(";")[0]!.trim();
+    if (response.content === undefined) return;
+    if (!(mediaType in response.content))
+      throw new ContractViolation(`${where}: content type ${mediaType} is not one of ${Object.keys(response.content).join(", ")}`);
+    if (!mediaType.endsWith("json")) return;
+    const validate = compiled.get(schemaRef(template, method, String(reply.status), mediaType))!;
+    if (!validate(reply.json)) throw new ContractViolation(`${where}: the body does not match the document: ${ajv.errorsText(validate.errors)}`);
+  };
+};
