@@ -5,10 +5,11 @@
  * a bare consume-and-ack loop on the same kind of consumer. The in-process bus shows what the
  * port costs without a network. Usage: npx tsx bench/event-flow.ts [events]
  */
+
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, nanos } from "@nats-io/transport-node";
 import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect";
@@ -19,6 +20,7 @@ import { natsConnectionLayer } from "../src/adapters/nats/nats-connection.ts";
 import { natsNames } from "../src/adapters/nats/nats-names.ts";
 import { sqliteProjectionsLayer } from "../src/adapters/projections/sqlite-projections.ts";
 import { forwardEvents } from "../src/application/forwarder.ts";
+import { makeStoreCheckedFollower } from "../src/application/projection-runner.ts";
 import { EventBus } from "../src/ports/event-bus.ts";
 import { EventStore, type RecordedEvent } from "../src/ports/event-store.ts";
 import { UsageProjection } from "../src/ports/projections.ts";
@@ -44,7 +46,11 @@ const fillStore = Effect.gen(function* () {
     yield* store.appendToStream(
       "quota-acc_bench-2026-11",
       [
-        { type: "QuotaReserved", data: { requestId, keyId: `key${i % 5}`, operation: "generate", accountId: "acc_bench", period: "2026-11", limit: null, expiresAt: at, at }, metadata: { requestId } },
+        {
+          type: "QuotaReserved",
+          data: { requestId, keyId: `key${i % 5}`, operation: "generate", accountId: "acc_bench", period: "2026-11", limit: null, expiresAt: at, at },
+          metadata: { requestId },
+        },
         { type: "QuotaCommitted", data: { requestId, at }, metadata: { requestId } },
       ],
       { expectedRevision: "any" },
@@ -73,7 +79,9 @@ const rawPublish = async (events: ReadonlyArray<RecordedEvent>, ns: string) => {
 const rawConsume = async (ns: string) => {
   const nc = await connect({ servers: NATS_URL });
   const { eventStream } = natsNames(ns);
-  await (await jetstreamManager(nc)).consumers.add(eventStream, {
+  await (
+    await jetstreamManager(nc)
+  ).consumers.add(eventStream, {
     durable_name: "raw",
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
@@ -90,6 +98,9 @@ const rawConsume = async (ns: string) => {
   await nc.close();
   return seconds;
 };
+
+/** The store the benchmark fills: the bus is opened for it (see JetStreamEventBusOptions.storeIdentity). */
+const BENCH_STORE = "bench-store";
 
 /** The forwarder from the store to a bus, until the bus's checkpoint reaches the last event. */
 const forward = <E>(busLayer: Layer.Layer<EventBus, E>, last: number) =>
@@ -114,19 +125,23 @@ const project = (ns: string) =>
     Effect.scoped(
       Effect.gen(function* () {
         const context = yield* Layer.build(
-          Layer.merge(
-            jetStreamEventBusLayer({ namespace: ns }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))),
+          Layer.mergeAll(
+            jetStreamEventBusLayer({ namespace: ns, storeIdentity: BENCH_STORE }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))),
             sqliteProjectionsLayer({ path: join(dir, `projections-${ns}.sqlite`) }),
+            storeLayer,
           ),
         );
         const bus = Context.get(context, EventBus);
-        const usage = Context.get(context, UsageProjection);
+        // As the service runs it: each message a notice, checked against the store (see projection-runner.ts).
+        const follower = makeStoreCheckedFollower(Context.get(context, UsageProjection));
         const done = yield* Deferred.make<void>();
         let applied = 0;
         const started = performance.now();
         const fiber = yield* bus
-          .consume({ durable: "bench-usage" }, (event) =>
-            usage.apply([event]).pipe(Effect.andThen(++applied === total ? Deferred.succeed(done, undefined) : Effect.void)),
+          .consume({ durable: "bench-usage" }, (event, message) =>
+            follower
+              .onNotice(event, message)
+              .pipe(Effect.provide(Layer.succeedContext(context)), Effect.andThen(++applied === total ? Deferred.succeed(done, undefined) : Effect.void)),
           )
           .pipe(Effect.forkChild);
         yield* Deferred.await(done);
@@ -144,10 +159,21 @@ try {
   const forwardedNs = namespace();
   const rows = [
     { what: "raw JetStream publish, sequential, with Nats-Msg-Id (baseline)", seconds: await rawPublish(events, rawNs), baseline: true },
-    { what: "forwarder: SQLite store → JetStream (publish + checkpoint)", seconds: await forward(jetStreamEventBusLayer({ namespace: forwardedNs }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))), last), baseline: false },
+    {
+      what: "forwarder: SQLite store → JetStream (publish + checkpoint)",
+      seconds: await forward(
+        jetStreamEventBusLayer({ namespace: forwardedNs, storeIdentity: BENCH_STORE }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL }))),
+        last,
+      ),
+      baseline: false,
+    },
     { what: "forwarder: SQLite store → in-process bus", seconds: await forward(inProcessEventBusLayer(), last), baseline: false },
     { what: "raw durable consume + ack, max_ack_pending 1 (baseline)", seconds: await rawConsume(rawNs), baseline: true },
-    { what: "usage projection from a durable consumer (SQLite apply + ack)", seconds: await project(forwardedNs), baseline: false },
+    {
+      what: "usage projection from a durable consumer (each message checked against the store, store events applied, ack)",
+      seconds: await project(forwardedNs),
+      baseline: false,
+    },
   ];
   console.log(`${total} quota events (reservations and commits) through the event flow\n`);
   console.log("| path | seconds | events/s | speed vs its baseline |");

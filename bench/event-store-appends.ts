@@ -11,7 +11,7 @@ import { inMemoryEventStoreLayer } from "../src/adapters/event-store/in-memory-e
 import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { EventStore, NO_STREAM } from "../src/ports/event-store.ts";
-import { postgresUrl, freshSchemaName, dropSchemas } from "../test/support/postgres.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../test/support/postgres.ts";
 
 const appends = Number(process.argv[2] ?? 1_000);
 const warmup = 50;

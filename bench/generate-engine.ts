@@ -49,7 +49,10 @@ export const makeBenchJpeg = async (width = 3000, height = 2000): Promise<Buffer
   const grain = await sharp({ create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 18 } } })
     .png()
     .toBuffer();
-  return sharp(scene).composite([{ input: grain, blend: "overlay" }]).jpeg({ quality: 90 }).toBuffer();
+  return sharp(scene)
+    .composite([{ input: grain, blend: "overlay" }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
 };
 
 /** The benchmark template needs no mask: a segmenter that is never called stands in. */

@@ -1,9 +1,9 @@
-import { availableParallelism } from "node:os";
 import fs from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { BENCH_TEMPLATE, type EngineBaseline, makeBenchJpeg, measureEngineBaseline } from "./generate-engine.ts";
 import { peakRssMiB, provisionAccount, startService } from "../test/support/service-process.ts";
+import { BENCH_TEMPLATE, type EngineBaseline, makeBenchJpeg, measureEngineBaseline } from "./generate-engine.ts";
 
 /**
  * POST /api/generate (social/instagram-square, 3000×2000 JPEG) through the whole HTTPS API at

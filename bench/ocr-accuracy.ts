@@ -12,11 +12,7 @@
  */
 import { Effect, type Layer } from "effect";
 import { PaddleOcrEngine, paddleLanguages } from "../src/adapters/ocr/paddle/paddle-ocr-engine.ts";
-import {
-  defaultTesseractPreprocessing,
-  TesseractOcrEngine,
-  type TesseractPreprocessing,
-} from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import { defaultTesseractPreprocessing, TesseractOcrEngine, type TesseractPreprocessing } from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import type { DependencyUnavailable } from "../src/ports/errors.ts";
 import type { OcrEngine } from "../src/ports/ocr-engine.ts";
 import { cerPercent } from "../test/support/character-error-rate.ts";
@@ -44,7 +40,12 @@ const runs: Run[] = [
 if (process.argv.includes("--ablation")) {
   for (const step of Object.keys(defaultTesseractPreprocessing) as Array<keyof TesseractPreprocessing>) {
     const flipped = { [step]: !defaultTesseractPreprocessing[step] };
-    runs.push({ name: `tesseract.js ${step}=${String(!defaultTesseractPreprocessing[step])}`, layer: () => TesseractOcrEngine.layer({ preprocessing: flipped }), samples: corpus, auto: false });
+    runs.push({
+      name: `tesseract.js ${step}=${String(!defaultTesseractPreprocessing[step])}`,
+      layer: () => TesseractOcrEngine.layer({ preprocessing: flipped }),
+      samples: corpus,
+      auto: false,
+    });
   }
 }
 
@@ -80,7 +81,9 @@ console.log(`\n${"".padEnd(36)}${"CER %".padStart(8)}${"pages/s".padStart(9)}${"
 for (const [name, { outcomes, seconds }] of results) {
   const right = outcomes.filter((outcome) => outcome.language === outcome.sample.language).length;
   console.log(
-    `${name.padEnd(36)}${cerPercent(outcomes.map((outcome) => outcome.count)).toFixed(2).padStart(8)}${(outcomes.length / seconds).toFixed(2).padStart(9)}${`${right}/${outcomes.length}`.padStart(22)}`,
+    `${name.padEnd(36)}${cerPercent(outcomes.map((outcome) => outcome.count))
+      .toFixed(2)
+      .padStart(8)}${(outcomes.length / seconds).toFixed(2).padStart(9)}${`${right}/${outcomes.length}`.padStart(22)}`,
   );
 }
 const missing = missingFontFamilies(corpusLanguages);

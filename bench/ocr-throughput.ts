@@ -22,19 +22,11 @@ import { type CerCount, cerCount, cerPercent } from "../test/support/character-e
 import { engineOf, readSample } from "../test/support/ocr-accuracy.ts";
 import { type CorpusSample, fullCorpus, missingFontFamilies, renderSample } from "../test/support/ocr-corpus.ts";
 import { corpusLanguages } from "../test/support/ocr-corpus-texts.ts";
+import { nativeLanguages } from "../test/support/ocr-native-cli.ts";
 
 const run = promisify(execFile);
 const rounds = Number(process.argv[2] ?? 2);
 const cores = os.availableParallelism();
-
-const nativeLanguages = async (): Promise<Set<string>> => {
-  try {
-    const { stdout, stderr } = await run("tesseract", ["--list-langs"]);
-    return new Set(`${stdout}\n${stderr}`.split("\n").map((line) => line.trim()));
-  } catch {
-    return new Set();
-  }
-};
 
 /** Runs `task` over `items`, `parallelism` at a time, in order of submission. */
 const eachLimited = async <A>(items: ReadonlyArray<A>, parallelism: number, task: (item: A) => Promise<void>) => {
@@ -106,7 +98,7 @@ const runNative = async (batch: ReadonlyArray<CorpusSample>, side: Side | undefi
       maxBuffer: 16 * 1024 * 1024,
     });
     const lines = stdout.trimEnd().split("\n");
-    const children = (lines.at(-1) ?? "").match(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/);
+    const children = (lines.at(-1) ?? "").match(/^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/);
     cpuSeconds += children ? 60 * Number(children[1]) + Number(children[2]) + 60 * Number(children[3]) + Number(children[4]) : 0;
     if (side) record(side, sample, cerCount(lines.slice(0, -2).join("\n"), sample.groundTruth));
   });
@@ -150,7 +142,11 @@ await rm(folder, { recursive: true, force: true });
 const pad = (text: string | number, width: number) => String(text).padStart(width);
 const cer = (side: Side, key: string) => cerPercent(side.counts.get(key) ?? []);
 const total = (side: Side): Cost =>
-  Object.values(side.cost).reduce((sum, cost) => ({ seconds: sum.seconds + cost.seconds, cpuSeconds: sum.cpuSeconds + cost.cpuSeconds, images: sum.images + cost.images }));
+  Object.values(side.cost).reduce((sum, cost) => ({
+    seconds: sum.seconds + cost.seconds,
+    cpuSeconds: sum.cpuSeconds + cost.cpuSeconds,
+    images: sum.images + cost.images,
+  }));
 const allCounts = (side: Side) => languages.flatMap((language) => side.counts.get(language) ?? []);
 
 console.log(`\nOCR throughput and accuracy: ${samples.length} pages x ${rounds} rounds, ${cores} in parallel on each side`);

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { loadTest, type LoadResult } from "./support/autocannon-run.ts";
 import { provisionAccount, startService } from "../test/support/service-process.ts";
+import { type LoadResult, loadTest } from "./support/autocannon-run.ts";
 
 /**
  * GET /api/user/profile over HTTPS with keep-alive, full stack (key check, rate limit, event
@@ -21,10 +21,19 @@ const service = await startService({ env: { RATE_LIMIT_BURST: "1000000000", RATE
 const { keys } = await provisionAccount(service.env, "pro");
 const ca = fs.readFileSync(path.join(service.dataDir, "tls", "self-signed-cert.pem"));
 
-const bare = spawn(process.execPath, ["bench/support/bare-koa-server.ts", path.join(service.dataDir, "tls", "self-signed-cert.pem"), path.join(service.dataDir, "tls", "self-signed-key.pem"), keys[0]!.key], {
-  cwd: ROOT,
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const bare = spawn(
+  process.execPath,
+  [
+    "bench/support/bare-koa-server.ts",
+    path.join(service.dataDir, "tls", "self-signed-cert.pem"),
+    path.join(service.dataDir, "tls", "self-signed-key.pem"),
+    keys[0]!.key,
+  ],
+  {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const barePort = await new Promise<number>((resolve) =>
   bare.stdout!.once("data", (chunk: Buffer) => resolve((JSON.parse(chunk.toString()) as { httpsPort: number }).httpsPort)),
 );
@@ -34,7 +43,8 @@ const stacks = {
   bare: (runSeconds: number) => loadTest({ url: `https://127.0.0.1:${barePort}/`, connections, seconds: runSeconds, ca }),
   keyed: (runSeconds: number) => loadTest({ url: `https://127.0.0.1:${barePort}/keyed`, headers: authorization, connections, seconds: runSeconds, ca }),
   healthz: (runSeconds: number) => loadTest({ url: `https://127.0.0.1:${service.httpsPort}/healthz`, connections, seconds: runSeconds, ca }),
-  full: (runSeconds: number) => loadTest({ url: `https://127.0.0.1:${service.httpsPort}/api/user/profile`, headers: authorization, connections, seconds: runSeconds, ca }),
+  full: (runSeconds: number) =>
+    loadTest({ url: `https://127.0.0.1:${service.httpsPort}/api/user/profile`, headers: authorization, connections, seconds: runSeconds, ca }),
 };
 type Round = Record<keyof typeof stacks, LoadResult>;
 

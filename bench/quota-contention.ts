@@ -17,13 +17,15 @@ import { Context, Effect, Layer } from "effect";
 import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { handleCommand } from "../src/application/command-handler.ts";
+import { quotaLedgerStreamType } from "../src/application/events/quota-events.ts";
 import { inProcessStreamLocks, type StreamLocks } from "../src/application/stream-locks.ts";
 import { lruStreamStateCache, type StreamStateCache } from "../src/application/stream-state-cache.ts";
-import { quotaLedgerDecider, quotaStream } from "../src/domain/quota-ledger.ts";
+import { quotaStream } from "../src/domain/quota-ledger.ts";
 import { EventStore, type EventStoreShape } from "../src/ports/event-store.ts";
-import { postgresUrl, freshSchemaName, dropSchemas } from "../test/support/postgres.ts";
+import { dropSchemas, freshSchemaName, postgresUrl } from "../test/support/postgres.ts";
 
 const reservations = Number(process.argv[2] ?? 500);
+const byBench = { actor: { kind: "service", task: "quota-contention bench" } } as const;
 const setups = [
   { writers: 1, instances: 1 },
   { writers: 8, instances: 1 },
@@ -78,20 +80,26 @@ const measure = (instances: ReadonlyArray<EventStoreShape>, writers: number): Ef
         const requestId = `req-${i}`;
         const started = performance.now();
         const now = new Date();
-        yield* handleCommand(quotaLedgerDecider, ledger, {
-          type: "ReserveQuota",
-          requestId,
-          accountId,
-          keyId: `key-${i % 5}`,
-          operation: "generate",
-          period: "2026-11",
-          // A limit that is never reached, so that every reservation counts the open ones as it would.
-          limit: 1_000_000,
-          expiresAt: new Date(now.getTime() + 5 * 60_000),
-          now,
-        });
+        yield* handleCommand(
+          quotaLedgerStreamType,
+          ledger,
+          {
+            type: "ReserveQuota",
+            requestId,
+            units: 1,
+            accountId,
+            keyId: `key-${i % 5}`,
+            operation: "generate",
+            period: "2026-11",
+            // A limit that is never reached, so that every reservation counts the open ones as it would.
+            limit: 1_000_000,
+            expiresAt: new Date(now.getTime() + 5 * 60_000),
+            now,
+          },
+          byBench,
+        );
         const reserved = performance.now();
-        yield* handleCommand(quotaLedgerDecider, ledger, { type: "CommitQuota", requestId, now: new Date() });
+        yield* handleCommand(quotaLedgerStreamType, ledger, { type: "CommitQuota", requestId, now: new Date() }, byBench);
         reserveMs.push(reserved - started);
         ledgerMs.push(performance.now() - started);
       }).pipe(
@@ -135,7 +143,9 @@ try {
   ];
   const sqlite = stores[0]!.runs;
   console.log(`One account's quota ledger: ${reservations} requests per run (reserve, then commit) shared by N concurrent writers.\n`);
-  console.log("| store | writers | appends/s | vs sqlite | lost races per append | gave up | reserve p50 ms | reserve p99 ms | reserve+commit p99 ms | p99 vs 1 writer |");
+  console.log(
+    "| store | writers | appends/s | vs sqlite | lost races per append | gave up | reserve p50 ms | reserve p99 ms | reserve+commit p99 ms | p99 vs 1 writer |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const { store, runs } of stores) {
     const single = runs.get(setups[0])!;

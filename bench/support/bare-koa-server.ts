@@ -4,8 +4,8 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { Effect } from "effect";
 import Koa from "koa";
-import { parseApiKey } from "../../src/domain/api-key.ts";
 import { hmacSecretHasher } from "../../src/adapters/security/hmac-secret-hasher.ts";
+import { parseApiKey } from "../../src/domain/api-key.ts";
 import { SecretHasher } from "../../src/ports/secret-hasher.ts";
 
 /**
