@@ -17,6 +17,7 @@ import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
 import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
 import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
+import { natsObjectResultStoreLayer } from "./adapters/results/nats-object-result-store.ts";
 import { postgresResultStoreLayer } from "./adapters/results/postgres-result-store.ts";
 import { argon2PasswordHasher } from "./adapters/security/argon2-password-hasher.ts";
 import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
@@ -105,13 +106,18 @@ export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ pat
  * With NATS_URL: JetStream carries the events (of the store this process runs on: see
  * StoreIdentity) and a KV bucket the rate limits, shared by every instance.
  */
-export const messagingLayer = (config: Config, decorators: PortDecorators = undecorated) =>
-  config.natsUrl === undefined
+const messagingLayer = (config: Config, nats: NatsLayer | undefined, decorators: PortDecorators) =>
+  nats === undefined
     ? Layer.mergeAll(inProcessEventBusLayer(), decorated(RateLimiter, decorators.rateLimiter)(inMemoryRateLimiter))
     : Layer.mergeAll(
         Layer.unwrap(Effect.map(StoreIdentity, ({ identity }) => jetStreamEventBusLayer({ namespace: config.natsNamespace, storeIdentity: identity }))),
         decorated(RateLimiter, decorators.rateLimiter)(kvRateLimiterLayer({ namespace: config.natsNamespace })),
-      ).pipe(Layer.provide(natsConnectionLayer({ servers: config.natsUrl, auth: config.natsAuth })));
+      ).pipe(Layer.provide(nats));
+
+/** One NATS connection (NATS_URL) for everything that uses it: one layer value, so it is built once. */
+type NatsLayer = ReturnType<typeof natsConnectionLayer>;
+const natsLayerFor = (config: Config): NatsLayer | undefined =>
+  config.natsUrl === undefined ? undefined : natsConnectionLayer({ servers: config.natsUrl, auth: config.natsAuth });
 
 /**
  * The outbox forwarder and the projections, running in the background for as long as the server
@@ -144,11 +150,19 @@ const eventFlowLayer = (config: Config) =>
     }),
   );
 
-/** Results on this machine's disk (DATA_DIR/results), or in PostgreSQL where every instance finds them. */
-export const resultStoreLayer = (config: Config) =>
-  config.resultStore.kind === "filesystem"
-    ? filesystemResultStoreLayer({ directory: config.resultStore.directory })
-    : postgresResultStoreLayer({ connectionString: config.resultStore.url, schema: config.resultStore.schema });
+/** Results on this machine's disk (DATA_DIR/results), or in PostgreSQL or NATS where every instance finds them. */
+const resultStoreLayer = (selection: Config["resultStore"], nats: NatsLayer | undefined) => {
+  switch (selection.kind) {
+    case "filesystem":
+      return filesystemResultStoreLayer({ directory: selection.directory });
+    case "postgres":
+      return postgresResultStoreLayer({ connectionString: selection.url, schema: selection.schema });
+    case "nats":
+      // loadConfig refuses RESULT_STORE=nats without NATS_URL.
+      if (nats === undefined) throw new Error("RESULT_STORE=nats without NATS_URL");
+      return natsObjectResultStoreLayer({ namespace: selection.namespace, ttlSeconds: selection.ttlSeconds }).pipe(Layer.provide(nats));
+  }
+};
 
 /** The ledger seal on a schedule; a failed seal is logged and tried again at the next tick, never fatal. */
 const sealPeriodically = (intervalSeconds: number) => {
@@ -162,6 +176,7 @@ const sealPeriodically = (intervalSeconds: number) => {
 
 /** The HTTPS service: the core plus the read models, rate limiter, engines and result store. */
 export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) => {
+  const nats = natsLayerFor(config);
   const images = boundedImageEngineLayer({
     concurrency: config.engineConcurrency,
     ...(config.engineQueueLength === undefined ? {} : { maxQueue: config.engineQueueLength }),
@@ -175,7 +190,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     documentReaderLayer({ maxPages: config.maxDocumentPages, maxPixels: config.maxImagePixels, deadlineMs: config.engineDeadlineMs }).pipe(
       Layer.provide(sharpImageInspectorLayer({ maxPixels: config.maxImagePixels })),
     ),
-    decorated(ResultStore, decorators.resultStore)(resultStoreLayer(config)),
+    decorated(ResultStore, decorators.resultStore)(resultStoreLayer(config.resultStore, nats)),
     decorated(TryOnEngine, decorators.tryOnEngine)(OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs })),
     decorated(
       OcrEngine,
@@ -191,7 +206,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     ),
     argon2PasswordHasher,
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config, decorators))),
+    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config, nats, decorators))),
     Layer.provideMerge(storeIdentityLayer),
     Layer.provideMerge(coreLayer(config, secrets, decorators)),
   );

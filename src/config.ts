@@ -51,7 +51,7 @@ const Env = Schema.Struct({
   ENGINE_QUEUE_LENGTH: Schema.optionalKey(PositiveInt),
   ENGINE_DEADLINE_MS: Schema.optionalKey(PositiveInt),
   ENGINE_MEMORY_BUDGET_BYTES: Schema.optionalKey(PositiveInt),
-  RESULT_STORE: Schema.optionalKey(Schema.Literals(["filesystem", "postgres"])),
+  RESULT_STORE: Schema.optionalKey(Schema.Literals(["filesystem", "postgres", "nats"])),
   NATS_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^(nats|tls):\/\/[^\s]+$/))),
   NATS_NAMESPACE: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/))),
   NATS_TOKEN: Schema.optionalKey(Schema.String),
@@ -74,7 +74,9 @@ export type EventStoreSelection =
   | { readonly kind: "kurrentdb"; readonly url: string };
 
 export type ResultStoreSelection =
-  { readonly kind: "filesystem"; readonly directory: string } | { readonly kind: "postgres"; readonly url: string; readonly schema: string };
+  | { readonly kind: "filesystem"; readonly directory: string }
+  | { readonly kind: "postgres"; readonly url: string; readonly schema: string }
+  | { readonly kind: "nats"; readonly namespace: string; readonly ttlSeconds: number };
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -127,7 +129,7 @@ export interface Config {
   readonly engineDeadlineMs: number;
   /** Bytes the requests waiting on an engine may hold (bodies as read, parsed and decoded); more get 503 before being read. */
   readonly engineMemoryBudgetBytes: number;
-  /** Where results wait for their URL: DATA_DIR/results (one machine) or the PostgreSQL event store's database (every instance). */
+  /** Where results wait for their URL: DATA_DIR/results (one machine), or where every instance finds them: the PostgreSQL event store's database or a JetStream Object Store. */
   readonly resultStore: ResultStoreSelection;
   /**
    * NATS with JetStream (NATS_URL): the event bus and the shared rate limiter; unset: in-process
@@ -245,10 +247,22 @@ const natsFrom = (e: {
   return { natsUrl: split.servers, natsAuth: given[0]?.[1] ?? { kind: "none" } };
 };
 
-const selectResultStore = (kind: "filesystem" | "postgres", eventStore: EventStoreSelection, dataDir: string): ResultStoreSelection => {
-  if (kind === "filesystem") return { kind, directory: path.join(dataDir, "results") };
-  if (eventStore.kind !== "postgres") throw new ConfigError("RESULT_STORE=postgres keeps results in the event store's database: it needs EVENT_STORE=postgres");
-  return { kind, url: eventStore.url, schema: eventStore.schema };
+const selectResultStore = (
+  kind: "filesystem" | "postgres" | "nats",
+  where: { readonly eventStore: EventStoreSelection; readonly dataDir: string; readonly natsUrl: string | undefined; readonly natsNamespace: string },
+  ttlSeconds: number,
+): ResultStoreSelection => {
+  switch (kind) {
+    case "filesystem":
+      return { kind, directory: path.join(where.dataDir, "results") };
+    case "postgres":
+      if (where.eventStore.kind !== "postgres")
+        throw new ConfigError("RESULT_STORE=postgres keeps results in the event store's database: it needs EVENT_STORE=postgres");
+      return { kind, url: where.eventStore.url, schema: where.eventStore.schema };
+    case "nats":
+      if (where.natsUrl === undefined) throw new ConfigError("RESULT_STORE=nats keeps results in a JetStream Object Store: it needs NATS_URL");
+      return { kind, namespace: where.natsNamespace, ttlSeconds };
+  }
 };
 
 /** `memoryBytes`: what this process may use (its cgroup limit or the machine's memory); sizes the admission budget. */
@@ -270,6 +284,9 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
   const dataDir = path.resolve(e.DATA_DIR ?? "./data");
   const maxImageBytes = e.MAX_IMAGE_BYTES ?? 10 * MiB;
   const eventStore = selectEventStore(e.EVENT_STORE ?? "sqlite", e.DATABASE_URL, e.KURRENTDB_URL, dataDir);
+  const nats = natsFrom(e);
+  const natsNamespace = e.NATS_NAMESPACE ?? "its";
+  const resultTtlSeconds = e.RESULT_TTL_SECONDS ?? 24 * 60 * 60;
   return {
     host,
     port: e.PORT ?? 8443,
@@ -289,7 +306,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
     maxDocumentPages: e.MAX_DOCUMENT_PAGES ?? 20,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
-    resultTtlSeconds: e.RESULT_TTL_SECONDS ?? 24 * 60 * 60,
+    resultTtlSeconds,
     quotaReservationTtlSeconds: e.QUOTA_RESERVATION_TTL_SECONDS ?? defaultServiceSettings.reservationTtlMs / 1000,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
     ocrEngine: e.OCR_ENGINE ?? "tesseract",
@@ -297,15 +314,15 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     ocrWarmLanguages: warmLanguagesFrom(e.OCR_WARM_LANGUAGES ?? ""),
     ocrIdleMemoryBytes: (e.OCR_IDLE_MEMORY_MB ?? 256) * 2 ** 20,
     eventStore,
-    resultStore: selectResultStore(e.RESULT_STORE ?? "filesystem", eventStore, dataDir),
+    resultStore: selectResultStore(e.RESULT_STORE ?? "filesystem", { eventStore, dataDir, natsUrl: nats.natsUrl, natsNamespace }, resultTtlSeconds),
     rateOverride:
       e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE } : undefined,
     engineConcurrency: e.ENGINE_CONCURRENCY ?? Math.max(1, cores),
     engineQueueLength: e.ENGINE_QUEUE_LENGTH,
     engineDeadlineMs: e.ENGINE_DEADLINE_MS ?? 30_000,
     engineMemoryBudgetBytes: e.ENGINE_MEMORY_BUDGET_BYTES ?? defaultAdmissionBudgetBytes(memoryBytes),
-    ...natsFrom(e),
-    natsNamespace: e.NATS_NAMESPACE ?? "its",
+    ...nats,
+    natsNamespace,
     operatorToken: e.OPERATOR_TOKEN,
     metricsPort: e.METRICS_PORT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -2,13 +2,16 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Effect, Exit, type Layer, Option } from "effect";
+import { Effect, Exit, Layer, Option } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
+import { natsConnectionLayer } from "../../src/adapters/nats/nats-connection.ts";
 import { filesystemResultStoreLayer } from "../../src/adapters/results/filesystem-result-store.ts";
 import { inMemoryResultStoreLayer } from "../../src/adapters/results/in-memory-result-store.ts";
+import { natsObjectResultStoreLayer } from "../../src/adapters/results/nats-object-result-store.ts";
 import { postgresResultStoreLayer } from "../../src/adapters/results/postgres-result-store.ts";
 import type { DependencyUnavailable } from "../../src/ports/errors.ts";
 import { ResultStore } from "../../src/ports/result-store.ts";
+import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
 import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 
 const T0 = new Date("2026-11-10T12:00:00.000Z");
@@ -114,4 +117,15 @@ resultStoreContract("postgres", async () => {
   const schema = freshSchemaName("its_results");
   schemas.push(schema);
   return postgresResultStoreLayer({ connectionString: postgresUrl, schema });
+});
+
+const namespaces: Array<string> = [];
+afterAll(async () => {
+  for (const namespace of namespaces) await dropNatsNamespace(namespace);
+});
+
+resultStoreContract("nats object store", async () => {
+  const namespace = testNamespace();
+  namespaces.push(namespace);
+  return natsObjectResultStoreLayer({ namespace, ttlSeconds: 3600 }).pipe(Layer.provide(natsConnectionLayer({ servers: NATS_URL })));
 });

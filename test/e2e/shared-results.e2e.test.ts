@@ -8,40 +8,10 @@ import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.t
 import { itsctl, makeDataDir, provisionAccount, type ServiceProcess, startService, waitForExit } from "../support/service-process.ts";
 
 /**
- * Two service processes with their own DATA_DIRs on one PostgreSQL store and NATS, results in
- * PostgreSQL (RESULT_STORE=postgres): a result URL made by one works on the other, also after the
- * first is stopped with SIGTERM under load, which loses nothing.
+ * Two service processes with their own DATA_DIRs on one PostgreSQL store and NATS, results shared
+ * (RESULT_STORE=postgres, or nats: a JetStream Object Store): a result URL made by one works on the
+ * other, also after the first is stopped with SIGTERM under load, which loses nothing.
  */
-const schema = freshSchemaName("its_e2e_results");
-const namespace = testNamespace();
-const shared = {
-  EVENT_STORE: "postgres",
-  DATABASE_URL: `${postgresUrl}?schema=${schema}`,
-  RESULT_STORE: "postgres",
-  SERVER_SECRET: `shared-results-${randomUUID()}`,
-  NATS_URL,
-  NATS_NAMESPACE: namespace,
-};
-
-let first: ServiceProcess;
-let second: ServiceProcess;
-let cli: Record<string, string>;
-
-beforeAll(async () => {
-  first = await startService({ env: shared });
-  second = await startService({ env: shared });
-  cli = { ...shared, DATA_DIR: makeDataDir() };
-});
-afterAll(async () => {
-  for (const instance of [first, second]) {
-    await instance?.stop();
-    if (instance) fs.rmSync(instance.dataDir, { recursive: true, force: true });
-  }
-  if (cli) fs.rmSync(cli["DATA_DIR"]!, { recursive: true, force: true });
-  await dropSchemas([schema]);
-  await dropNatsNamespace(namespace);
-});
-
 /** The same result URL, asked of another instance (as a load balancer would send it). */
 const onInstance = (resultUrl: string, instance: ServiceProcess) => {
   const url = new URL(resultUrl);
@@ -49,7 +19,37 @@ const onInstance = (resultUrl: string, instance: ServiceProcess) => {
   return url.href;
 };
 
-describe("results shared by every instance (PostgreSQL)", () => {
+describe.each(["postgres", "nats"])("results shared by every instance (RESULT_STORE=%s)", (resultStore) => {
+  const schema = freshSchemaName("its_e2e_results");
+  const namespace = testNamespace();
+  const shared = {
+    EVENT_STORE: "postgres",
+    DATABASE_URL: `${postgresUrl}?schema=${schema}`,
+    RESULT_STORE: resultStore,
+    SERVER_SECRET: `shared-results-${randomUUID()}`,
+    NATS_URL,
+    NATS_NAMESPACE: namespace,
+  };
+
+  let first: ServiceProcess;
+  let second: ServiceProcess;
+  let cli: Record<string, string>;
+
+  beforeAll(async () => {
+    first = await startService({ env: shared });
+    second = await startService({ env: shared });
+    cli = { ...shared, DATA_DIR: makeDataDir() };
+  });
+  afterAll(async () => {
+    for (const instance of [first, second]) {
+      await instance?.stop();
+      if (instance) fs.rmSync(instance.dataDir, { recursive: true, force: true });
+    }
+    if (cli) fs.rmSync(cli["DATA_DIR"]!, { recursive: true, force: true });
+    await dropSchemas([schema]);
+    await dropNatsNamespace(namespace);
+  });
+
   it("serves on one instance a result made by the other, also after the maker stopped under load with SIGTERM; nothing is lost", async () => {
     const { accountId, keys } = await provisionAccount(cli, "pro", 2);
     const image = (await photoPng(1200, 900)).toString("base64");

@@ -10,13 +10,13 @@ export const NATS_URL = process.env["NATS_URL"] ?? "nats://127.0.0.1:4222";
 
 export const testNamespace = (): string => `t${randomUUID().replaceAll("-", "").slice(0, 12)}`;
 
-/** Deletes what a namespace made on the server: the event stream and the KV buckets. */
+/** Deletes what a namespace made on the server: the event stream, the KV buckets and the result bucket. */
 export const dropNatsNamespace = async (namespace: string): Promise<void> => {
   const names = natsNames(namespace);
   const nc = await connect({ servers: NATS_URL });
   try {
     const jsm = await jetstreamManager(nc);
-    for (const stream of [names.eventStream, `KV_${names.checkpointBucket}`, `KV_${names.rateLimitBucket}`]) {
+    for (const stream of [names.eventStream, `KV_${names.checkpointBucket}`, `KV_${names.rateLimitBucket}`, `OBJ_${names.resultBucket}`]) {
       await jsm.streams.delete(stream).catch(() => false);
     }
   } finally {

@@ -13,6 +13,8 @@ export interface NatsNames {
   readonly checkpointBucket: string;
   /** KV bucket: the token buckets of the rate limiter. */
   readonly rateLimitBucket: string;
+  /** Object Store bucket: results, with RESULT_STORE=nats. */
+  readonly resultBucket: string;
 }
 
 export const natsNames = (namespace: string): NatsNames => {
@@ -22,6 +24,7 @@ export const natsNames = (namespace: string): NatsNames => {
     subjectRoot: `${namespace}.events`,
     checkpointBucket: `${namespace}-checkpoints`,
     rateLimitBucket: `${namespace}-rate-limits`,
+    resultBucket: `${namespace}-results`,
   };
 };
 
