@@ -18,9 +18,9 @@ let clothingImage: string;
 let settledPeak: number;
 
 /**
- * The bound on a /healthz wait: 0.25 s, plus what this machine's own load costs an idle service
- * (the longest wait over a quiet stretch just before), so that helpers sharing 2 cores do not
- * count against it. A try-on that blocked the event loop would still fail by seconds.
+ * The issue's bound on a /healthz wait, as it is: 0.25 s. The longest wait over a quiet stretch
+ * just before is measured too, and named when the bound fails, so that a machine overloaded by
+ * other work can be told apart from a try-on that holds up the event loop.
  */
 const HEALTHZ_LIMIT_MS = 250;
 const quietLongestMs = async () => {
@@ -53,7 +53,7 @@ describe("a phone-sized try-on photo", () => {
   it.each([
     ["12 MP", 3000, 4000],
     ["40 MP", 5460, 7280],
-  ])("%s → 200 at full size while /healthz answers within 0.25 s (beyond the machine's own load)", async (name, width, height) => {
+  ])("%s → 200 at full size while /healthz answers within 0.25 s", async (name, width, height) => {
     const personImage = await phonePhoto(width, height);
     const quiet = await quietLongestMs();
     const watch = watchHealthz(service.client);
@@ -71,7 +71,7 @@ describe("a phone-sized try-on photo", () => {
     const result = await service.client.get(reply.json.data.resultUrl);
     const meta = await sharp(result.body).metadata();
     expect([meta.width, meta.height]).toEqual([width, height]);
-    expect(health.longestMs).toBeLessThan(HEALTHZ_LIMIT_MS + quiet);
+    expect(health.longestMs, `/healthz waited ${Math.round(quiet)} ms at most over a quiet stretch just before`).toBeLessThan(HEALTHZ_LIMIT_MS);
     // One job's memory is bounded (the old pipeline took +1.8 GB for a 40 MP photo).
     expect(peak - settledPeak).toBeLessThan(512);
   });

@@ -15,9 +15,9 @@ import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 /**
  * Try-on quality on fixture photos, measured, not eyeballed (figures: tryon-metrics.ts), with the
  * colour-coded T-shirt (tshirtParts), whose sleeves a result shows apart from its torso panel:
- * - the garment (pixels that moved by > 40 levels) covers the detected torso: IoU ≥ 0.8 on the
- *   astronaut; ≥ 0.7 on the drawn person (the torso less the arm in front), where the T-shirt's
- *   neck opening leaves the drawn shirt's high neckline showing;
+ * - the garment (pixels that moved by > 40 levels) covers the detected torso: IoU ≥ 0.8 on every
+ *   photo; on the drawn person the torso less the forearm in front of it (ground truth), which is
+ *   meant to stay in front of the garment, not under it;
  * - each sleeve's axis (root band → cuff band) lies within 15° of its upper arm;
  * - spill: ≤ 1 % of the garment pixels lie outside the person's silhouette (grown by a few px);
  * - on a drawn person whose forearm crosses the torso, ≥ 90 % of the arm's pixels in front of
@@ -32,7 +32,6 @@ const MAD_LIMIT_SAME_CODEC = 0.5;
 const ENGINE_JPEG_QUALITY = 95;
 const SPILL_LIMIT = 0.01;
 const IOU_LIMIT = 0.8;
-const DRAWN_IOU_LIMIT = 0.7;
 const SLEEVE_ANGLE_LIMIT = 15;
 const ARM_KEPT_LIMIT = 0.9;
 /** The engine's own margin, plus 2 px for its mask being resized by another kernel than this test's. */
@@ -85,12 +84,20 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 describe("try-on quality", () => {
-  const photos = [
-    ["NASA astronaut, 512×512 PNG", () => Promise.resolve(fixtures.astronaut())],
-    ["NASA astronaut, 768×1024 JPEG", fixtures.astronautPortrait],
-  ] as const;
+  /** Each photo, the arm in front of its torso where known (ground truth), and the sleeves whose angle must show. */
+  const photos: ReadonlyArray<{ name: string; photo: () => Promise<Uint8Array>; inFront?: () => Promise<m.Mask>; sleeves: number }> = [
+    { name: "NASA astronaut, 512×512 PNG", photo: () => Promise.resolve(fixtures.astronaut()), sleeves: 1 },
+    // One sleeve: the other elbow is hidden behind the helmet.
+    { name: "NASA astronaut, 768×1024 JPEG", photo: fixtures.astronautPortrait, sleeves: 1 },
+    {
+      name: "drawn person, forearm across the torso",
+      photo: fixtures.crossedArmFigure,
+      inFront: async () => (await fixtures.crossedArmTruth()).forearm,
+      sleeves: 2,
+    },
+  ];
 
-  for (const [name, photo] of photos) {
+  for (const { name, photo, inFront, sleeves } of photos) {
     describe(name, () => {
       let person: Uint8Array;
       let input: m.Pixels;
@@ -103,6 +110,7 @@ describe("try-on quality", () => {
         result = await run(person);
         output = await m.pixels(result.image.bytes);
         regions = await regionsOf(person, input, result);
+        if (inFront !== undefined) regions = { ...regions, torso: andNot(regions.torso, await inFront()) };
       });
 
       it("returns the person image's size", () => {
@@ -118,7 +126,7 @@ describe("try-on quality", () => {
       it(`lays each sleeve along its upper arm: within ${SLEEVE_ANGLE_LIMIT}°`, () => {
         const angles = sleeveAngles(input, output, result.detection.keypoints);
         console.log(`${name}: sleeve angles`, angles);
-        expect(angles.length).toBeGreaterThanOrEqual(1);
+        expect(new Set(angles.map((a) => a.side)).size).toBeGreaterThanOrEqual(sleeves);
         for (const { degrees } of angles) expect(degrees).toBeLessThanOrEqual(SLEEVE_ANGLE_LIMIT);
       });
 
@@ -147,15 +155,17 @@ describe("try-on quality", () => {
     });
   }
 
-  it("uses a cut-out garment's own transparency", async () => {
+  it(`uses a cut-out garment's own transparency: IoU ≥ ${IOU_LIMIT}`, async () => {
     const person = fixtures.astronaut();
     const input = await m.pixels(person);
-    const result = await run(person, {}, await fixtures.tshirtCutout());
+    // Drawn flat (draft): this dark green, shaded like the body over the black helmet, would
+    // move by less than GARMENT_CHANGE there and escape the measure; the shape is what is tested.
+    const result = await run(person, { realismLevel: "draft" }, await fixtures.tshirtCutout());
     const output = await m.pixels(result.image.bytes);
     // One colour, sleeves included: the garment is everything that changed.
     const iou = m.iou(m.changed(input, output, GARMENT_CHANGE), m.polygonMask(input, result.detection.torso));
     console.log(`cut-out garment: IoU = ${iou.toFixed(3)}`);
-    expect(iou).toBeGreaterThanOrEqual(0.7);
+    expect(iou).toBeGreaterThanOrEqual(IOU_LIMIT);
   });
 });
 
@@ -179,27 +189,6 @@ describe("a drawn person, forearm across the torso", () => {
     const kept = unchangedShare(input, output, inFront);
     console.log(`drawn person: arm in front kept ${(100 * kept).toFixed(1)} %`);
     expect(kept).toBeGreaterThanOrEqual(ARM_KEPT_LIMIT);
-  });
-
-  it(`lays both sleeves along the upper arms (≤ ${SLEEVE_ANGLE_LIMIT}°), the garment on the torso around the arm (IoU ≥ ${DRAWN_IOU_LIMIT}), no spill`, async () => {
-    const angles = sleeveAngles(input, output, result.detection.keypoints);
-    console.log("drawn person: sleeve angles", angles);
-    expect(angles.map((a) => a.side).sort()).toEqual(["left", "right"]);
-    for (const { degrees } of angles) expect(degrees).toBeLessThanOrEqual(SLEEVE_ANGLE_LIMIT);
-    const torso = andNot(m.polygonMask(input, result.detection.torso), truth.forearm);
-    const iou = m.iou(m.changed(input, output, GARMENT_CHANGE), torso);
-    const mask = await Effect.runPromise(segmenter.segment(await m.validated(person)));
-    const share = m.spill(
-      m.changed(input, output, GARMENT_CHANGE),
-      mask.alpha.map((a) => (a >= 128 ? 1 : 0)),
-      input.width,
-      SPILL_MARGIN,
-    );
-    console.log(
-      `drawn person: IoU(garment, torso less the arm) = ${iou.toFixed(3)}, spill ${(100 * share).toFixed(2)} %, coverage ${result.coverage.toFixed(3)}`,
-    );
-    expect(iou).toBeGreaterThanOrEqual(DRAWN_IOU_LIMIT);
-    expect(share).toBeLessThanOrEqual(SPILL_LIMIT);
   });
 
   it("reaches down the forearm with a long sleeve, and places a sleeveless top with no sleeves", async () => {

@@ -36,6 +36,16 @@ const SHOULDER_MARGIN = 0.1; // the shoulder's outline lies outside the joint
 const SHOULDER_RAISE = 0.06; // and above it
 const WAIST_HALF_WIDTH = 0.54;
 const TORSO_LENGTH = 1.3; // shoulder line to hip line, when the hips are not seen
+/**
+ * The face's ellipse, in multiples of its half width rx (0.75 of the ear-to-ear distance): its
+ * height, and how far below the head keypoints' centre (about eye level) its lowest point lies.
+ * The chin lies 0.8–1.1 rx below that centre (0.83 on the drawn fixture, 1.05 on the NASA
+ * portrait); 1.2 covers it with a margin for a lowered head. Lower than that, the ellipse cuts
+ * into the chest, where the garment's neckline belongs (it reached 1.6 rx once, and left a
+ * hole in the garment a third of the shoulder width deep).
+ */
+const FACE_HEIGHT = 1.35;
+const CHIN_DEPTH = 1.2;
 
 const keypoint = (points: ReadonlyArray<Keypoint>, name: string): Keypoint | undefined => points.find((p) => p.name === name);
 const seen = (p: Keypoint | undefined): p is Keypoint => p !== undefined && p.score >= MIN_KEYPOINT_SCORE;
@@ -77,9 +87,9 @@ export const locateTorso = (points: ReadonlyArray<Keypoint>): Torso | undefined 
   const le = keypoint(points, "left_ear");
   const re = keypoint(points, "right_ear");
   const rx = Math.max(seen(le) && seen(re) ? 0.75 * dist(le, re) : 0, 0.3 * shoulderWidth);
-  const ry = 1.35 * rx;
-  // The chin sits below the eyes and nose: shift the ellipse down the body.
-  const face = { ...add(headCenter, down, 0.2 * ry), rx, ry };
+  const ry = FACE_HEIGHT * rx;
+  // Its lowest point just below the chin.
+  const face = { ...add(headCenter, down, (CHIN_DEPTH - FACE_HEIGHT) * rx), rx, ry };
   const { x: cx, y: cy } = face;
   return { quad, shoulders: [sl, sr], shoulderWidth, across, down, face: { cx, cy, rx, ry } };
 };

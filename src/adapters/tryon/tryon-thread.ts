@@ -1,5 +1,5 @@
 import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import type { TryOnSettings } from "../../domain/tryon-settings.ts";
 import { loadTryOnPipeline, type TryOnOutcome } from "./tryon-pipeline.ts";
@@ -29,12 +29,16 @@ export type TryOnThreadMessage =
 /**
  * This thread yields the CPU to the event loop: on Linux, niceness is per thread and inherited by
  * the threads it starts (onnxruntime's pool is made here), so a busy try-on cannot delay the
- * answers to other requests, /healthz included. Elsewhere the priority stays as it is.
+ * answers to other requests, /healthz included. Relative to the process's own niceness: a
+ * service started under `nice` would otherwise run this thread at its event loop's priority.
+ * Elsewhere the priority stays as it is.
  */
 const TRYON_NICENESS = 10;
+const LOWEST_PRIORITY = 19;
 const lowerOwnPriority = () => {
   try {
-    setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), TRYON_NICENESS);
+    const thread = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    setPriority(thread, Math.min(LOWEST_PRIORITY, getPriority(thread) + TRYON_NICENESS));
   } catch {
     // No /proc/thread-self (not Linux), or not allowed: the thread runs at the process's priority.
   }
