@@ -98,6 +98,9 @@ describe("GET /metrics", () => {
     });
     expect(bad.status).toBe(422);
     expect((await service.client.request("GET", `/api/no/such/${resultId}`)).status).toBe(404);
+    // A console invitation link: its token sits in the path and must not reach a label.
+    const token = `${account.accountId}.${"a".repeat(16)}.${"s".repeat(43)}`;
+    expect((await service.client.request("GET", `/console/invite/${token}`)).status).toBe(404);
     // 6 tokens of 15 are spent: drain the bucket until it refuses.
     let allowed = 0;
     let refused = 0;
@@ -117,6 +120,7 @@ describe("GET /metrics", () => {
     expect(requestsOf(after, "POST", "/api/generate", 422) - requestsOf(before, "POST", "/api/generate", 422)).toBe(1);
     expect(requestsOf(after, "GET", "/api/results/:resultId", 200) - requestsOf(before, "GET", "/api/results/:resultId", 200)).toBe(1);
     expect(requestsOf(after, "GET", "unmatched", 404) - requestsOf(before, "GET", "unmatched", 404)).toBe(1);
+    expect(requestsOf(after, "GET", "/console/invite/:token", 404) - requestsOf(before, "GET", "/console/invite/:token", 404)).toBe(1);
     expect(requestsOf(after, "GET", "/api/templates", 200) - requestsOf(before, "GET", "/api/templates", 200)).toBe(allowed);
     expect(requestsOf(after, "GET", "/api/templates", 429) - requestsOf(before, "GET", "/api/templates", 429)).toBe(1);
     expect(sample(after, "http_server_request_duration_seconds_bucket", { route: "/api/user/profile", status_code: "200", le: "+Inf" })).toBeGreaterThanOrEqual(
@@ -144,7 +148,7 @@ describe("GET /metrics", () => {
 
     // Nothing a client sent or owns becomes a label: no key, key id, account id, email, result id or raw path.
     const values = labelValues(after);
-    const secrets = [key, wrongKey, account.keys[0]!.id, account.accountId, resultId, `/api/no/such/${resultId}`];
+    const secrets = [key, wrongKey, account.keys[0]!.id, account.accountId, resultId, `/api/no/such/${resultId}`, "s".repeat(43)];
     for (const secret of secrets) expect([...values].filter((value) => value.includes(secret))).toEqual([]);
     expect([...values].filter((value) => value.includes("@"))).toEqual([]);
 
