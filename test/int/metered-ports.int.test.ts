@@ -3,12 +3,17 @@ import { describe, expect, it } from "vitest";
 import { makeInMemoryEventStore } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { meteredImageEngine } from "../../src/adapters/metrics/metered-engines.ts";
 import { meteredEventStore } from "../../src/adapters/metrics/metered-event-store.ts";
+import { meteredRateLimiter } from "../../src/adapters/metrics/metered-rate-limiter.ts";
 import { makeServiceMetrics } from "../../src/adapters/metrics/service-metrics.ts";
+import { inMemoryRateLimiterLayer } from "../../src/adapters/rate-limit/in-memory-rate-limiter.ts";
+import { systemClock } from "../../src/ports/clock.ts";
 import type { ImageEngineShape } from "../../src/ports/image-engine.ts";
+import { RateLimiter } from "../../src/ports/rate-limiter.ts";
 
 /**
  * Issue 16: the metrics the end-to-end scrape cannot make move on one quiet instance: conflicts
- * (another writer was first) and the queue depth while jobs wait for a slot.
+ * (another writer was first), the queue depth while jobs wait for a slot, and refusals by the
+ * failed-authentication and console sign-in buckets (which would throttle the test's own address).
  */
 const valueOf = async (
   metric: { get: () => Promise<{ values: ReadonlyArray<{ value: number; labels: object; metricName?: string }> }> },
@@ -58,5 +63,36 @@ describe("metered engine", () => {
     await Effect.runPromise(Fiber.join(jobs));
     expect(await valueOf(metrics.engineQueueDepth, { engine: "image" })).toBe(0);
     expect(await valueOf(metrics.engineDuration, { engine: "image", outcome: "ok" }, "its_engine_job_duration_seconds_count")).toBe(3);
+  });
+});
+
+describe("metered rate limiter", () => {
+  const policy = { burst: 1, perMinute: 1 };
+  const limiterWithMetrics = async () => {
+    const metrics = makeServiceMetrics();
+    const limiter = await Effect.runPromise(Effect.service(RateLimiter).pipe(Effect.provide(inMemoryRateLimiterLayer()), Effect.provide(systemClock)));
+    return { metrics, limiter: meteredRateLimiter(metrics)(limiter) };
+  };
+
+  it("counts each 429 a bucket causes once, under its kind, never its key", async () => {
+    const { metrics, limiter } = await limiterWithMetrics();
+    const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect);
+    // A key's bucket refuses when its token is taken.
+    await run(limiter.take("key:abc", policy));
+    expect((await run(limiter.take("key:abc", policy))).allowed).toBe(false);
+    // Failed authentication: a throttled address is refused at the peek (unknown key) or at the take (known key, wrong secret).
+    await run(limiter.take("auth-failures:10.0.0.1", policy));
+    expect((await run(limiter.peek("auth-failures:10.0.0.1", policy))).allowed).toBe(false);
+    expect((await run(limiter.take("auth-failures:10.0.0.1", policy))).allowed).toBe(false);
+    // Console sign-in: refused at the peek; the take that records a wrong password answers 401, not 429.
+    await run(limiter.take("console-sign-in:email:a@example.com", policy));
+    expect((await run(limiter.take("console-sign-in:email:a@example.com", policy))).allowed).toBe(false);
+    expect((await run(limiter.peek("console-sign-in:email:a@example.com", policy))).allowed).toBe(false);
+
+    expect(await valueOf(metrics.rateLimitRefusals, { bucket: "api_key" })).toBe(1);
+    expect(await valueOf(metrics.rateLimitRefusals, { bucket: "failed_auth" })).toBe(2);
+    expect(await valueOf(metrics.rateLimitRefusals, { bucket: "console_sign_in" })).toBe(1);
+    const labels = (await metrics.rateLimitRefusals.get()).values.map((entry) => JSON.stringify(entry.labels));
+    expect(labels.filter((label) => /abc|10\.0\.0\.1|example/.test(label))).toEqual([]);
   });
 });
