@@ -45,7 +45,8 @@ const freePort = () =>
 // The service, and a Prometheus scraping its METRICS_PORT.
 // A per-key rate of 10/s, so that only the deliberate bursts run out of it.
 const service = await startService({
-  env: { METRICS_PORT: "0", OCR_WORKERS: "1", ENGINE_CONCURRENCY: "2", RATE_LIMIT_BURST: "60", RATE_LIMIT_PER_MINUTE: "600" },
+  // Two image slots and two waiting places: the floods of large images below queue and are refused in part.
+  env: { METRICS_PORT: "0", OCR_WORKERS: "1", ENGINE_CONCURRENCY: "2", ENGINE_QUEUE_LENGTH: "2", RATE_LIMIT_BURST: "60", RATE_LIMIT_PER_MINUTE: "600" },
 });
 const listening = service
   .logs()
@@ -68,9 +69,10 @@ const prometheus = spawn(
 const promApi = `http://127.0.0.1:${promPort}/api/v1`;
 
 // Mixed traffic: profiles, keys that fail, a key that runs out of rate, transformations that succeed and fail.
-const { keys } = await provisionAccount(service.env, "pro", 3);
-const [busy, steady, limited] = keys.map((k) => k.key) as [string, string, string];
+const { keys } = await provisionAccount(service.env, "pro", 4);
+const [busy, steady, limited, flood] = keys.map((k) => k.key) as [string, string, string, string];
 const photo = (await photoJpeg(800, 600)).toString("base64");
+const large = (await photoJpeg(2400, 1800)).toString("base64");
 const text = (
   await sharp(
     Buffer.from(
@@ -107,6 +109,18 @@ await Promise.all([
   loop(1000, (i) => (i % 2 ? request("GET", "/api/templates", limited) : request("GET", "/api/nothing-here"))),
   // A burst that drains a bucket: 429 RATE_LIMIT_EXCEEDED.
   loop(20_000, async () => Promise.all(Array.from({ length: 90 }, () => request("GET", "/api/user/profile", limited)))),
+  // Every 20 s (5 s of flood, then 15 s of rest), five clients sending large images back to back: the image engine's queue
+  // fills (its_engine_queue_depth) and the rest is refused with 503 (admission refusals).
+  loop(15_000, async () => {
+    const floodUntil = Math.min(until, Date.now() + 5000);
+    const client = async () => {
+      while (Date.now() < floodUntil) {
+        await request("POST", "/api/generate", flood, { image: large, template: "grayscale", templateType: "filter" });
+        await sleep(100);
+      }
+    };
+    await Promise.all(Array.from({ length: 5 }, client));
+  }),
 ]);
 await sleep(3 * SCRAPE_SECONDS * 1000);
 const end = Date.now();
@@ -161,7 +175,9 @@ const chart = (panel: Panel, series: ReadonlyArray<Series>) => {
   const left = 64;
   const plotWidth = width - left - 8;
   const values = series.flatMap((s) => s.points.map(([, v]) => v));
-  const max = Math.max(1e-9, ...values) * 1.1;
+  // A series that stays at 0 gets a 0..1 axis, not five ticks that all read 0.
+  const highest = Math.max(0, ...values);
+  const max = highest > 0 ? highest * 1.1 : 1;
   const x = (t: number) => left + ((t * 1000 - started) / (end - started)) * plotWidth;
   const y = (v: number) => 8 + (1 - v / max) * (height - 28);
   const unit = panel.fieldConfig?.defaults?.unit;

@@ -13,6 +13,8 @@ import { itsctl, type ServiceProcess, startService } from "../support/service-pr
 let service: ServiceProcess;
 let browser: Browser;
 const PASSWORD = "correct horse battery staple";
+/** The default key cap (decisions.md: "default cap 20"). */
+const MAX_KEYS = 20;
 const SCREENSHOTS = process.env["CONSOLE_SCREENSHOTS"] === "1" ? path.resolve(import.meta.dirname, "../../docs") : undefined;
 
 beforeAll(async () => {
@@ -41,8 +43,14 @@ const invitePath = async (accountId: string) => {
   return new URL(url).pathname;
 };
 
-const newPage = async (): Promise<{ context: BrowserContext; page: Page; cspViolations: Array<string> }> => {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1100, height: 900 } });
+const newPage = async (
+  options: { readonly width?: number; readonly javaScript?: boolean } = {},
+): Promise<{ context: BrowserContext; page: Page; cspViolations: Array<string> }> => {
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    viewport: { width: options.width ?? 1100, height: 900 },
+    javaScriptEnabled: options.javaScript ?? true,
+  });
   const page = await context.newPage();
   const cspViolations: Array<string> = [];
   page.on("console", (message) => {
@@ -55,6 +63,9 @@ const screenshot = async (page: Page, name: string) => {
   if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
 };
 
+/** How far the page reaches beyond the viewport's width (0: no sideways scrolling). */
+const overflowX = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+
 const profile = (key: string) => service.client.request("GET", "/api/user/profile", { key });
 
 /** A form POST from outside the browser: the session cookie and fields as given. */
@@ -66,6 +77,15 @@ const postForm = (pathname: string, fields: Record<string, string>, headers: Rec
 
 const keyIds = async (accountId: string) =>
   (JSON.parse((await itsctl(service.env, ["key", "list", "--account", accountId, "--json"])).stdout) as Array<{ id: string }>).map((key) => key.id);
+
+/** A session cookie and its CSRF token, from an invitation, without a browser. */
+const signedInByForm = async (accountId: string) => {
+  const set = await postForm(await invitePath(accountId), { password: PASSWORD, confirm: PASSWORD });
+  expect(set.status).toBe(303);
+  const session = String(set.headers["set-cookie"]).split(";")[0]!;
+  const overview = await service.client.request("GET", "/console", { headers: { Cookie: session } });
+  return { session, csrf: /name="csrf" value="([^"]+)"/.exec(overview.body.toString())![1]! };
+};
 
 describe("the account console", () => {
   it("invite → set password → overview → make a key → it works → shown once → delete → 401 within 1 s → sign out", async () => {
@@ -81,6 +101,9 @@ describe("the account console", () => {
 
     const cookie = (await context.cookies()).find((c) => c.name === "__Host-its-console-session");
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: "Strict", path: "/" });
+    // The cookie ends with the session: 12 hours from now.
+    expect(cookie!.expires * 1000 - Date.now()).toBeGreaterThan(11.9 * 3600_000);
+    expect(cookie!.expires * 1000 - Date.now()).toBeLessThanOrEqual(12 * 3600_000);
     expect(await page.getByTestId("account-email").textContent()).toBe(email);
     expect(await page.getByTestId("plan").textContent()).toBe("pro");
     expect(await page.getByTestId("features").textContent()).toBe("generate, ocr, virtual-tryon");
@@ -170,6 +193,9 @@ describe("the account console", () => {
     const session = String(set.headers["set-cookie"]).split(";")[0]!;
     const overview = await service.client.request("GET", "/console", { headers: { Cookie: session } });
     const csrf = /name="csrf" value="([^"]+)"/.exec(overview.body.toString())![1]!;
+    expect(overview.headers["content-security-policy"]).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
 
     const attempts = [
       postForm("/console/keys", { name: "evil" }, { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }),
@@ -189,7 +215,14 @@ describe("the account console", () => {
 
     // The invitation was used up; the password sign-in works and the old link does not.
     expect((await postForm(invitation, { password: PASSWORD, confirm: PASSWORD })).status).toBe(404);
-    expect((await postForm("/console/sign-in", { email, password: PASSWORD })).status).toBe(303);
+    // Signing in rotates the session: the browser's old session ends, a new one with a new secret starts.
+    const signedIn = await postForm("/console/sign-in", { email, password: PASSWORD }, { Cookie: session });
+    expect(signedIn.status).toBe(303);
+    const rotated = String(signedIn.headers["set-cookie"]).split(";")[0]!;
+    expect(rotated.split(".")[1]).not.toBe(session.split(".")[1]);
+    const withOld = await service.client.request("GET", "/console/keys", { headers: { Cookie: session } });
+    expect({ status: withOld.status, location: withOld.headers["location"] }).toEqual({ status: 303, location: "/console/sign-in" });
+    expect((await service.client.request("GET", "/console/keys", { headers: { Cookie: rotated } })).status).toBe(200);
 
     // Every change is an event the audit replays, and no event holds a secret: only hashes.
     const audit = await itsctl(service.env, ["audit", "--account", accountId, "--json"]);
@@ -205,6 +238,95 @@ describe("the account console", () => {
     db.close();
     for (const secret of [PASSWORD, invitation.split(".").at(-1)!, session.split(".").at(-1)!]) expect(recorded).not.toContain(secret);
     expect(recorded).toContain("$argon2id$");
+  });
+
+  it("works without JavaScript at a phone's width: every action a plain form, nothing scrolls sideways", async () => {
+    const { accountId, email } = await openAccount("free");
+    const { context, page, cspViolations } = await newPage({ width: 390, javaScript: false });
+    /** No page reaches past the phone's width; `picture`: the README shows this one. */
+    const fits = async (name: string, picture = false) => {
+      expect(await overflowX(page), name).toBeLessThanOrEqual(0);
+      if (picture) await screenshot(page, `phone-${name}`);
+    };
+
+    await page.goto(base() + (await invitePath(accountId)));
+    await fits("set-password");
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("Confirm password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.waitForURL(`${base()}/console`);
+    expect(await page.getByTestId("account-email").textContent()).toBe(email);
+    await fits("overview");
+
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate new key" }).click();
+    await fits("generate");
+    await page.getByLabel("Key name").fill("phone");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForURL(`${base()}/console/keys`);
+    const secret = (await page.getByTestId("new-key-secret").textContent())!.trim();
+    expect((await profile(secret)).status).toBe(200);
+    // The copy button is the script's: without it, the key is still there to select and copy.
+    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(false);
+    await fits("new-key", true);
+
+    // Each key's row fits the screen, its Delete button included.
+    const deleteBox = await page
+      .getByTestId("key-row")
+      .getByRole("button", { name: /^Delete/ })
+      .boundingBox();
+    expect(deleteBox!.x + deleteBox!.width).toBeLessThanOrEqual(390);
+    // A transformation, so the requests page and the chart have a row to lay out.
+    const image = (await photoPng(96, 64)).toString("base64");
+    const generated = await service.client.request("POST", "/api/generate", {
+      key: secret,
+      body: { image, template: "instagram-square", templateType: "social" },
+    });
+    expect(generated.status).toBe(200);
+    await page.getByRole("link", { name: "Recent requests" }).click();
+    const rows = page.getByTestId("request-row");
+    for (const started = Date.now(); !(await rows.allTextContents()).join().includes("succeeded") && Date.now() - started < 5000;) await page.reload();
+    expect(await rows.allTextContents()).toEqual([expect.stringMatching(/generate.*phone.*succeeded/s)]);
+    await fits("requests");
+    await page.goto(`${base()}/console/keys`);
+    expect(await page.getByTestId("new-key-secret").count()).toBe(0);
+    await page
+      .getByTestId("key-row")
+      .getByRole("button", { name: /^Delete/ })
+      .click();
+    await fits("delete");
+    await page.getByRole("button", { name: "Delete key" }).click();
+    await page.waitForURL(`${base()}/console/keys`);
+    expect(await page.getByTestId("key-row").count()).toBe(0);
+    expect(await keyIds(accountId)).toEqual([]);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${base()}/console/sign-in`);
+    await fits("sign-in");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base()}/console`);
+    expect(cspViolations).toEqual([]);
+    await context.close();
+  });
+
+  it("holds the account's key cap in the console, saying why", async () => {
+    const { accountId } = await openAccount("pro");
+    const { session, csrf } = await signedInByForm(accountId);
+    for (let i = 0; i < MAX_KEYS; i++) expect((await postForm("/console/keys", { name: `key ${i}`, csrf }, { Cookie: session })).status).toBe(303);
+    expect(await keyIds(accountId)).toHaveLength(MAX_KEYS);
+
+    const { context, page } = await newPage();
+    const [name, value] = session.split("=") as [string, string];
+    await context.addCookies([{ name, value, url: base(), secure: true, httpOnly: true, sameSite: "Strict" }]);
+    await page.goto(`${base()}/console/keys/new`);
+    await page.getByLabel("Key name").fill("one too many");
+    await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.getByRole("alert").textContent()).toBe(`An account may hold at most ${MAX_KEYS} keys. Delete a key before you make another.`);
+    expect(await page.getByTestId("new-key-secret").count()).toBe(0);
+    expect(await keyIds(accountId)).toHaveLength(MAX_KEYS);
+    await context.close();
   });
 
   // Last: it spends this address's sign-in budget, which every test here shares.

@@ -25,7 +25,8 @@ let service: ServiceProcess;
 let metricsPort: number;
 
 beforeAll(async () => {
-  service = await startService({ env: { METRICS_PORT: "0", ENGINE_CONCURRENCY: "2" } });
+  // Two image slots and one waiting place: a burst of large images is refused in part (503).
+  service = await startService({ env: { METRICS_PORT: "0", ENGINE_CONCURRENCY: "2", ENGINE_QUEUE_LENGTH: "1" } });
   const listening = service
     .logs()
     .split("\n")
@@ -97,6 +98,9 @@ describe("GET /metrics", () => {
     });
     expect(bad.status).toBe(422);
     expect((await service.client.request("GET", `/api/no/such/${resultId}`)).status).toBe(404);
+    // A console invitation link: its token sits in the path and must not reach a label.
+    const token = `${account.accountId}.${"a".repeat(16)}.${"s".repeat(43)}`;
+    expect((await service.client.request("GET", `/console/invite/${token}`)).status).toBe(404);
     // 6 tokens of 15 are spent: drain the bucket until it refuses.
     let allowed = 0;
     let refused = 0;
@@ -116,6 +120,7 @@ describe("GET /metrics", () => {
     expect(requestsOf(after, "POST", "/api/generate", 422) - requestsOf(before, "POST", "/api/generate", 422)).toBe(1);
     expect(requestsOf(after, "GET", "/api/results/:resultId", 200) - requestsOf(before, "GET", "/api/results/:resultId", 200)).toBe(1);
     expect(requestsOf(after, "GET", "unmatched", 404) - requestsOf(before, "GET", "unmatched", 404)).toBe(1);
+    expect(requestsOf(after, "GET", "/console/invite/:token", 404) - requestsOf(before, "GET", "/console/invite/:token", 404)).toBe(1);
     expect(requestsOf(after, "GET", "/api/templates", 200) - requestsOf(before, "GET", "/api/templates", 200)).toBe(allowed);
     expect(requestsOf(after, "GET", "/api/templates", 429) - requestsOf(before, "GET", "/api/templates", 429)).toBe(1);
     expect(sample(after, "http_server_request_duration_seconds_bucket", { route: "/api/user/profile", status_code: "200", le: "+Inf" })).toBeGreaterThanOrEqual(
@@ -143,7 +148,7 @@ describe("GET /metrics", () => {
 
     // Nothing a client sent or owns becomes a label: no key, key id, account id, email, result id or raw path.
     const values = labelValues(after);
-    const secrets = [key, wrongKey, account.keys[0]!.id, account.accountId, resultId, `/api/no/such/${resultId}`];
+    const secrets = [key, wrongKey, account.keys[0]!.id, account.accountId, resultId, `/api/no/such/${resultId}`, "s".repeat(43)];
     for (const secret of secrets) expect([...values].filter((value) => value.includes(secret))).toEqual([]);
     expect([...values].filter((value) => value.includes("@"))).toEqual([]);
 
@@ -158,5 +163,34 @@ describe("GET /metrics", () => {
       const checked = spawnSync("promtool", ["check", "metrics"], { input: after, encoding: "utf8" });
       expect({ status: checked.status, output: `${checked.stdout}${checked.stderr}` }).toEqual({ status: 0, output: "" });
     }
+  });
+  it("counts quota refusals and engine admission refusals as the API answers them", async () => {
+    // A free account's 50 transformations, spread over four keys (a key's burst is 15), then one more.
+    const free = await provisionAccount(service.env, "free", 4);
+    const small = (await photoJpeg(64, 48)).toString("base64");
+    const generate = (key: string, image: string) =>
+      service.client.request("POST", "/api/generate", { key, body: { image, template: "instagram-square", templateType: "social" } });
+    const before = await scrape();
+    const statuses: Array<number> = [];
+    // One at a time: the engine's two slots and one waiting place are not what this part tests.
+    for (let i = 0; i < 51; i++) statuses.push((await generate(free.keys[i % 4]!.key, small)).status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(50);
+    expect(statuses.at(-1)).toBe(429);
+
+    // Twelve large images at once against two slots and one waiting place.
+    const pro = await provisionAccount(service.env, "pro");
+    const large = (await photoJpeg(2400, 1800)).toString("base64");
+    const replies = await Promise.all(Array.from({ length: 12 }, () => generate(pro.keys[0]!.key, large)));
+    const busy = replies.filter((reply) => reply.status === 503 && String(reply.json?.error?.message).includes("engine is at capacity"));
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy.length + replies.filter((reply) => reply.status === 200).length).toBe(12);
+
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta("its_quota_refusals_total", { operation: "generate" })).toBe(1);
+    expect(delta("its_transformations_total", { operation: "generate", outcome: "succeeded" })).toBe(50 + 12 - busy.length);
+    expect(delta("its_engine_admission_refusals_total", { engine: "image", reason: "queue_full" })).toBe(busy.length);
+    expect(delta("http_server_request_duration_seconds_count", { method: "POST", route: "/api/generate", status_code: "503" })).toBe(busy.length);
+    expect(sample(after, "its_engine_queue_depth", { engine: "image" })).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { FEATURES } from "../../domain/plan.ts";
+import { RATE_LIMIT_BUCKET_LABELS } from "./metered-rate-limiter.ts";
 
 /** Lag is counted by reading the waiting events: beyond this many a scrape stops counting. */
 export const LAG_COUNT_LIMIT = 1000;
@@ -47,7 +48,7 @@ export const makeServiceMetrics = () => {
     }),
     rateLimitRefusals: new Counter({
       name: "its_rate_limit_refusals_total",
-      help: "Requests refused by a token bucket (429): bucket=api_key for a key's rate, failed_auth for failed authentication per client address.",
+      help: "Requests refused by a token bucket (429): bucket=api_key for a key's rate, failed_auth for failed authentication per client address, console_sign_in for wrong console passwords per account or address.",
       labelNames: ["bucket"] as const,
       registers,
     }),
@@ -131,7 +132,7 @@ export const makeServiceMetrics = () => {
     for (const outcome of ["succeeded", "failed"]) metrics.transformations.inc({ operation, outcome }, 0);
     metrics.quotaRefusals.inc({ operation }, 0);
   }
-  for (const bucket of ["api_key", "failed_auth"]) metrics.rateLimitRefusals.inc({ bucket }, 0);
+  for (const bucket of RATE_LIMIT_BUCKET_LABELS) metrics.rateLimitRefusals.inc({ bucket }, 0);
   return metrics;
 };
 

@@ -9,13 +9,15 @@ const STYLESHEET = `
 :root { color-scheme: light; --ink: #1b1f24; --muted: #4a5360; --line: #c9d1db; --accent: #0b57d0; --danger: #b3261e; --bg: #f6f8fa;
   --generate: #0b57d0; --ocr: #8a4b00; --virtual-tryon: #146c2e; font-family: system-ui, sans-serif; }
 * { box-sizing: border-box; }
+/* The display rules below would otherwise show what the hidden attribute hides (the script-only copy button). */
+[hidden] { display: none !important; }
 body { margin: 0; color: var(--ink); background: var(--bg); line-height: 1.5; }
 a { color: var(--accent); }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: 1rem; background: #fff; padding: .5rem; }
 header.top { display: flex; flex-wrap: wrap; align-items: center; gap: .75rem 1.5rem; padding: .75rem 1.25rem; background: #fff; border-bottom: 1px solid var(--line); }
 header.top .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
-header.top nav { display: flex; gap: 1rem; flex-wrap: wrap; flex: 1; }
+header.top nav { display: flex; gap: 1rem; flex-wrap: wrap; flex: 1 1 auto; }
 header.top nav a[aria-current="page"] { font-weight: 700; color: var(--ink); }
 main { max-width: 64rem; margin: 0 auto; padding: 1.25rem; }
 section, .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; margin: 0 0 1.25rem; }
@@ -49,7 +51,21 @@ code { font-family: ui-monospace, monospace; }
 .legend { display: flex; gap: 1rem; flex-wrap: wrap; padding: 0; list-style: none; }
 .legend .swatch { display: inline-block; width: .8rem; height: .8rem; margin-right: .35rem; border-radius: 2px; }
 .narrow { max-width: 32rem; margin: 3rem auto; }
-@media (max-width: 40rem) { main { padding: .75rem; } dl.facts { grid-template-columns: 1fr; } }
+form.toolbar { margin: 0 0 1.25rem; }
+/* Phones: the navigation gets a row of its own; tables of keys and requests become one card per row,
+   each cell under its column's name, so no action hides beyond the right edge. */
+@media (max-width: 40rem) {
+  main { padding: .75rem; }
+  header.top { padding: .75rem; }
+  header.top nav { flex-basis: 100%; order: 1; }
+  header.top > span { overflow-wrap: anywhere; }
+  dl.facts { grid-template-columns: 1fr; }
+  .chart text { font-size: 20px; }
+  table.stack thead { position: absolute; left: -999px; }
+  table.stack tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.stack td { display: grid; grid-template-columns: 7rem 1fr; gap: .5rem; border: 0; padding: .2rem 0; overflow-wrap: anywhere; }
+  table.stack td::before { content: attr(data-label); color: var(--muted); font-weight: 600; }
+}
 `;
 
 const SCRIPT = `

@@ -252,14 +252,14 @@ export const keysPage = (view: ConsoleView, csrfToken: string, created: NewKeyFl
             </section>`
           : ""
       }
-      <form method="get" action="/console/keys/new"><button type="submit">Generate new key</button></form>
+      <form class="toolbar" method="get" action="/console/keys/new"><button type="submit">Generate new key</button></form>
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">Active keys</h2>
         ${
           view.keys.length === 0
             ? html`<p>No active keys.</p>`
             : html`<div class="table-wrap">
-                <table>
+                <table class="stack">
                   <thead>
                     <tr>
                       <th scope="col">Name</th>
@@ -273,11 +273,11 @@ export const keysPage = (view: ConsoleView, csrfToken: string, created: NewKeyFl
                     ${view.keys.map(
                       (key) =>
                         html`<tr data-testid="key-row" data-key-id="${key.id}">
-                          <td>${key.name || "(unnamed)"}</td>
-                          <td><code>${key.prefix}</code></td>
-                          <td>${when(key.createdAt)}</td>
-                          <td>${key.lastUsedAt ? when(key.lastUsedAt) : "never"}</td>
-                          <td>
+                          <td data-label="Name">${key.name || "(unnamed)"}</td>
+                          <td data-label="Prefix"><code>${key.prefix}</code></td>
+                          <td data-label="Created">${when(key.createdAt)}</td>
+                          <td data-label="Last used">${key.lastUsedAt ? when(key.lastUsedAt) : "never"}</td>
+                          <td data-label="">
                             <form class="inline" method="get" action="/console/keys/${key.id}/delete">
                               <button type="submit" class="secondary" aria-label="Delete ${key.name || key.prefix}">Delete</button>
                             </form>
@@ -339,7 +339,7 @@ export const requestsPage = (view: ConsoleView, csrfToken: string) =>
           view.recent.length === 0
             ? html`<p>No requests yet.</p>`
             : html`<div class="table-wrap">
-                <table>
+                <table class="stack">
                   <thead>
                     <tr>
                       <th scope="col">Time</th>
@@ -352,10 +352,12 @@ export const requestsPage = (view: ConsoleView, csrfToken: string) =>
                     ${view.recent.map(
                       (request) =>
                         html`<tr data-testid="request-row">
-                          <td>${when(request.at)}</td>
-                          <td>${request.operation}</td>
-                          <td>${request.keyName ?? "(deleted key)"} <code>its_${request.keyId}</code></td>
-                          <td>${OUTCOMES[request.outcome]}</td>
+                          <td data-label="Time">${when(request.at)}</td>
+                          <td data-label="Operation">${request.operation}</td>
+                          <td data-label="Key">
+                            <span>${request.keyName ?? "(deleted key)"} <code>its_${request.keyId}</code></span>
+                          </td>
+                          <td data-label="Outcome">${OUTCOMES[request.outcome]}</td>
                         </tr>`,
                     )}
                   </tbody>

@@ -296,7 +296,11 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
     const result = await execute(ctx, createKey(session.accountId, name, consoleActor(session.accountId, session.sessionId)));
     if (result === undefined) return;
     if (!result.ok) {
-      if (result.failure.code === "KEY_LIMIT_REACHED") return retry(409, `${result.failure.message ?? ""}. Delete a key before you make another.`);
+      if (result.failure.code === "KEY_LIMIT_REACHED") {
+        // The decider's reason ("an account may hold at most N keys"), as a sentence, and what to do.
+        const reason = result.failure.message ?? "this account holds as many keys as it may";
+        return retry(409, `${reason.charAt(0).toUpperCase()}${reason.slice(1)}. Delete a key before you make another.`);
+      }
       return serverFault(ctx, result.failure);
     }
     const sealed = sealNewKey(cookieKey, session.sessionId, { keyId: result.value.id, name: result.value.name, key: result.value.key }, new Date());
