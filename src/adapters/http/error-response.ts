@@ -143,7 +143,7 @@ export const errorResponseOf = (error: ApiError): ErrorResponse => {
 };
 
 /** The response for a failed Effect: its first typed failure, or 500 for defects and interruptions. */
-export const errorResponseOfCause = (cause: Cause.Cause<unknown>): ErrorResponse => {
+export const errorResponseOfCause = (cause: Cause.Cause<ApiError>): ErrorResponse => {
   const failure = cause.reasons.find(Cause.isFailReason);
   return failure && isApiError(failure.error) ? errorResponseOf(failure.error) : INTERNAL_ERROR;
 };
