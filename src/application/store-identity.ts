@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect";
 import { Clock } from "../ports/clock.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { EventStore, NO_STREAM } from "../ports/event-store.ts";
+import { EventStore, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
 import { Ids } from "../ports/ids.ts";
 
 /**
@@ -19,7 +19,7 @@ const IDENTIFIED = "StoreIdentified";
  * (KurrentDB), the position makes it another identity, because positions recorded outside the
  * store no longer mean the same events.
  */
-export const storeIdentity: Effect.Effect<string, DependencyUnavailable, EventStore | Ids | Clock> = Effect.gen(function* () {
+export const storeIdentity: Effect.Effect<string, DependencyUnavailable | UndecodableEvent, EventStore | Ids | Clock> = Effect.gen(function* () {
   const store = yield* EventStore;
   let [first] = yield* store.readStream(STORE_IDENTITY_STREAM);
   if (first === undefined) {

@@ -37,6 +37,8 @@ interface StoreCopy {
 
 interface StoreKind {
   readonly name: string;
+  /** SQL for an event's data that is not a JSON object, as the column allows: SQLite keeps any text, PostgreSQL's json only JSON. */
+  readonly notAnObject: { readonly sql: string; readonly problem: string };
   readonly fresh: () => Promise<StoreCopy & { readonly copy: () => Promise<StoreCopy> }>;
 }
 
@@ -48,6 +50,7 @@ const dataDir = () => {
 
 const sqlite: StoreKind = {
   name: "SQLite",
+  notAnObject: { sql: "'a charge'", problem: "its data is not JSON" },
   fresh: async () => {
     const dir = dataDir();
     const path = join(dir, "events.sqlite");
@@ -74,6 +77,7 @@ const sqlite: StoreKind = {
 
 const postgres: StoreKind = {
   name: "PostgreSQL",
+  notAnObject: { sql: `'["a charge"]'`, problem: "its data is not a JSON object" },
   fresh: async () => {
     const sqlIn = (schema: string) => async (statements: ReadonlyArray<string>) => {
       const client = new pg.Client({ connectionString: postgresUrl });
@@ -225,14 +229,35 @@ describe.each([sqlite, postgres])("itsctl audit on a $name store", (kind) => {
     const copy = await store.copy();
     const changes = KINDS.map((damage, i) => ({ damage, ledger: ledgers[i]!, ...tampering(damage, ledgers[i]!) }));
     await copy.sql(changes.flatMap((change) => change.sql));
-    const audited = await rebuildAndAudit(copy.env);
-    expect(audited.code).toBe(1);
-    expect(audited.stderr).toMatch(/^itsctl: the event store is damaged: /);
-    for (const change of changes) {
-      expect(audited.stdout).toContain(`DAMAGE in stream ${change.ledger} at revision ${change.revision}: ${change.damage} (`);
-      expect(audited.stderr).toContain(`stream ${change.ledger} revision ${change.revision}: ${change.damage}`);
+    // Found as the store stands, and again once the projections were rebuilt from the changed events.
+    for (const audited of [await itsctl(copy.env, ["audit", "--account", accountId]), await rebuildAndAudit(copy.env)]) {
+      expect(audited.code).toBe(1);
+      expect(audited.stderr).toMatch(/^itsctl: the event store is damaged: /);
+      for (const change of changes) {
+        expect(audited.stdout).toContain(`DAMAGE in stream ${change.ledger} at revision ${change.revision}: ${change.damage} (`);
+        expect(audited.stderr).toContain(`stream ${change.ledger} revision ${change.revision}: ${change.damage}`);
+      }
+      expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(KINDS.length);
     }
-    expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(KINDS.length);
+  });
+
+  it("names a row that no longer reads as an event (data or metadata not a JSON object), walks on past it, and rebuilds no projection over it", async () => {
+    const copy = await store.copy();
+    const [first, second] = [ledgers[0]!, ledgers[1]!];
+    await copy.sql([
+      `UPDATE events SET data = ${kind.notAnObject.sql} WHERE stream_name = '${first}' AND stream_revision = 2`,
+      `UPDATE events SET metadata = 'null' WHERE stream_name = '${second}' AND stream_revision = 3`,
+    ]);
+    const audited = await itsctl(copy.env, ["audit", "--account", accountId]);
+    expect(audited.code).toBe(1);
+    expect(audited.stdout).toContain(`DAMAGE in stream ${first} at revision 2: edited (the row does not read as an event: ${kind.notAnObject.problem})`);
+    expect(audited.stdout).toContain(`DAMAGE in stream ${second} at revision 3: edited (the row does not read as an event: its metadata is not a JSON object)`);
+    expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(2);
+    const rebuilt = await itsctl(copy.env, ["projections", "rebuild"]);
+    expect(rebuilt.code).toBe(1);
+    expect(rebuilt.stderr).toMatch(
+      new RegExp(`^itsctl: event (2 of stream ${first}|3 of stream ${second}) \\(.*\\) does not decode: its (data|metadata) is not`),
+    );
   });
 
   it("finds a cut tail with an exported seal even when the store's own seals were deleted too, and refuses a forged export", async () => {

@@ -1,7 +1,7 @@
 import { Cause } from "effect";
 import type * as ApplicationErrors from "../../application/errors.ts";
-import type { UndecodableEvent } from "../../application/events/event-codec.ts";
 import type * as PortErrors from "../../ports/errors.ts";
+import type { UndecodableEvent } from "../../ports/event-store.ts";
 import { UNUSABLE_INPUT_CODES, type UnusableTryOnInput } from "../../ports/tryon-engine.ts";
 import type * as HttpErrors from "./http-errors.ts";
 
