@@ -32,7 +32,8 @@ afterAll(async () => {
 /** Where a copy of the store lives, how to change it with SQL, and the environment that points itsctl at it. */
 interface StoreCopy {
   readonly env: Record<string, string>;
-  readonly sql: (statements: ReadonlyArray<string>) => Promise<void>;
+  /** Runs the statements in order; the rows of the last one. */
+  readonly sql: (statements: ReadonlyArray<string>) => Promise<ReadonlyArray<Record<string, unknown>>>;
 }
 
 interface StoreKind {
@@ -57,7 +58,8 @@ const sqlite: StoreKind = {
     const sqlOn = (file: string) => async (statements: ReadonlyArray<string>) => {
       const db = new DatabaseSync(file);
       try {
-        for (const statement of statements) db.exec(statement);
+        for (const statement of statements.slice(0, -1)) db.exec(statement);
+        return statements.length === 0 ? [] : db.prepare(statements.at(-1)!).all();
       } finally {
         db.close();
       }
@@ -84,7 +86,9 @@ const postgres: StoreKind = {
       await client.connect();
       try {
         await client.query(`SET search_path TO ${schema}`);
-        for (const statement of statements) await client.query(statement);
+        let rows: ReadonlyArray<Record<string, unknown>> = [];
+        for (const statement of statements) rows = (await client.query(statement)).rows;
+        return rows;
       } finally {
         await client.end();
       }
@@ -218,11 +222,19 @@ describe.each([sqlite, postgres])("itsctl audit on a $name store", (kind) => {
   };
 
   it("passes the untouched store, naming who acted", async () => {
-    const audited = await rebuildAndAudit((await store.copy()).env);
+    const copy = await store.copy();
+    const audited = await rebuildAndAudit(copy.env);
     expect(audited.stderr).toBe("");
     expect(audited.code).toBe(0);
     expect(audited.stdout).toContain("chains and seal: OK");
     expect(audited.stdout).toMatch(/ApiKeyIssued .* by operator [^@\s]+@[^@\s]+ \(itsctl\)/);
+    // Every event says who acted: the operator, the key, the service (store identity, seals).
+    const [unattributed] = await copy.sql([`SELECT count(*) AS n FROM events WHERE CAST(metadata AS TEXT) NOT LIKE '%"actor":{"kind":%'`]);
+    expect(Number(unattributed!["n"])).toBe(0);
+    // The walk alone, with its speed.
+    const verified = await itsctl(copy.env, ["audit", "--verify-only"]);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(new RegExp(`^Ledger: \\d+ events in ${2 + KINDS.length} streams verified in [\\d.]+ s \\(\\d+ events/s\\)`));
   });
 
   it("names the stream, revision and kind of each damage: edited, deleted, inserted, re-ordered, tail cut", async () => {
