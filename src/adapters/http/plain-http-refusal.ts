@@ -10,7 +10,7 @@ import { errorBody } from "./respond.ts";
  * HTTPS; anything else gets 403 HTTPS_REQUIRED. No key check, no quota, no body read.
  */
 export interface Refusal {
-  readonly status: 308 | 403;
+  readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
@@ -26,7 +26,7 @@ export const refusalFor = (method: string, url: string, publicBase: URL): Refusa
     return { status: 308, headers: { Location: redirectTarget(url, publicBase), "Content-Type": "application/json" }, body: "" };
   }
   const refused = errorResponseOf(new HttpsRequired());
-  return { status: 403, headers: { "Content-Type": "application/json; charset=utf-8" }, body: JSON.stringify(errorBody(refused)) };
+  return { status: refused.status, headers: { "Content-Type": "application/json; charset=utf-8" }, body: JSON.stringify(errorBody(refused)) };
 };
 
 /** The request handler of the plain-HTTP listener. */
