@@ -109,6 +109,11 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
     codes: ["SERVICE_UNAVAILABLE"],
     respond: (e) => ({ code: "SERVICE_UNAVAILABLE", message: "The engine is at capacity; retry shortly.", headers: retryAfter(e.retryAfterSeconds) }),
   },
+  ShuttingDown: {
+    status: 503,
+    codes: ["SERVICE_UNAVAILABLE"],
+    respond: () => ({ code: "SERVICE_UNAVAILABLE", message: "This instance is shutting down; retry on another.", headers: retryAfter(1) }),
+  },
   DependencyUnavailable: {
     status: 503,
     codes: ["SERVICE_UNAVAILABLE"],

@@ -2,9 +2,12 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type Koa from "koa";
+import { errorResponseOf } from "./error-response.ts";
 import { holdsBody } from "./expect-continue.ts";
+import { ShuttingDown } from "./http-errors.ts";
 import { plainHttpHandler } from "./plain-http-refusal.ts";
 import { defaultPublicBaseUrl } from "./public-base-url.ts";
+import { errorBody } from "./respond.ts";
 import type { TlsCredentials } from "./tls-credentials.ts";
 
 export interface RunningServers {
@@ -39,12 +42,13 @@ const closeServer = (server: http.Server | https.Server) =>
  * `Connection: close` while still sending loses the requests it queued on that connection.)
  */
 const refuseWhileDraining = (req: http.IncomingMessage, res: http.ServerResponse) => {
-  const body = JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "This instance is shutting down; retry on another." } });
+  const refused = errorResponseOf(new ShuttingDown());
+  const body = JSON.stringify(errorBody(refused));
   const answer = () => {
-    res.writeHead(503, {
+    res.writeHead(refused.status, {
+      ...refused.headers,
       "Content-Type": "application/json; charset=utf-8",
       "Content-Length": Buffer.byteLength(body),
-      "Retry-After": "1",
       Connection: "close",
     });
     res.end(body);
