@@ -19,7 +19,7 @@ import { Effect, Layer, Stream } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { ConcurrencyConflict, EventStore, type EventStoreShape, type ExpectedRevision, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
-import { jsonObjectColumn, readFailure } from "./stored-event-row.ts";
+import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface KurrentDbEventStoreOptions {
   /** e.g. `kurrentdb://127.0.0.1:2113?tls=false`. */
@@ -52,24 +52,12 @@ const isSystem = (event: KurrentRecordedEvent) => event.streamId.startsWith("$")
 const toRecorded = (event: KurrentRecordedEvent, position: Position | undefined): RecordedEvent | undefined => {
   if (isSystem(event)) return undefined;
   if (position === undefined) throw new Error(`event ${event.id} came without its $all position (server older than 22.6?)`);
-  const identity = {
-    eventId: event.id,
-    streamName: event.streamId,
-    revision: Number(event.revision),
-    globalPosition: toGlobalPosition(position),
-    type: event.type,
-  };
-  return {
-    eventId: identity.eventId,
-    streamName: identity.streamName,
-    streamRevision: identity.revision,
-    globalPosition: identity.globalPosition,
-    type: identity.type,
-    // A binary event, or JSON that is not an object, is no event of ours: named, never read as {}.
-    data: jsonObjectColumn(identity, "data", event.data),
-    metadata: jsonObjectColumn(identity, "metadata", event.metadata),
-    recordedAt: event.created.toISOString(),
-  };
+  // A binary event, or JSON that is not an object, is no event of ours: named, never read as {}.
+  // (The client gives no metadata bytes as undefined: that is empty metadata, not a damaged one.)
+  return storedEvent(
+    { eventId: event.id, streamName: event.streamId, revision: Number(event.revision), globalPosition: toGlobalPosition(position), type: event.type },
+    { data: event.data, metadata: event.metadata ?? {}, recordedAt: event.created.toISOString() },
+  );
 };
 
 const fromResolved = (resolved: AllStreamResolvedEvent) => (resolved.event === undefined ? undefined : toRecorded(resolved.event, resolved.event.position));

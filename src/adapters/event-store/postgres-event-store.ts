@@ -8,7 +8,7 @@ import { createInSchema } from "../postgres/create-in-schema.ts";
 import { scopedPostgresPool } from "../postgres/postgres-pool.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
-import { jsonObjectColumn, readFailure } from "./stored-event-row.ts";
+import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface PostgresEventStoreOptions {
   readonly connectionString: string;
@@ -35,25 +35,11 @@ interface EventRow {
 }
 
 // bigint columns arrive as strings; positions and revisions stay far below 2^53.
-const toRecorded = (row: EventRow): RecordedEvent => {
-  const event = {
-    eventId: row.event_id,
-    streamName: row.stream_name,
-    revision: Number(row.stream_revision),
-    globalPosition: Number(row.global_position),
-    type: row.type,
-  };
-  return {
-    eventId: event.eventId,
-    streamName: event.streamName,
-    streamRevision: event.revision,
-    globalPosition: event.globalPosition,
-    type: event.type,
-    data: jsonObjectColumn(event, "data", row.data),
-    metadata: jsonObjectColumn(event, "metadata", row.metadata),
-    recordedAt: row.recorded_at.toISOString(),
-  };
-};
+const toRecorded = (row: EventRow): RecordedEvent =>
+  storedEvent(
+    { eventId: row.event_id, streamName: row.stream_name, revision: Number(row.stream_revision), globalPosition: Number(row.global_position), type: row.type },
+    { data: row.data, metadata: row.metadata, recordedAt: row.recorded_at.toISOString() },
+  );
 
 const UNIQUE_VIOLATION = "23505";
 const isUniqueViolation = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === UNIQUE_VIOLATION;

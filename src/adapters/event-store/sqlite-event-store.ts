@@ -7,7 +7,7 @@ import { DependencyUnavailable } from "../../ports/errors.ts";
 import { type AppendResult, ConcurrencyConflict, EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
-import { jsonObjectColumn, readFailure } from "./stored-event-row.ts";
+import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface SqliteEventStoreOptions {
   /** The database file; its folder is created if missing. */
@@ -57,25 +57,18 @@ const integer = (row: Row, column: string): number => {
   return value;
 };
 
-const toRecorded = (row: Row): RecordedEvent => {
-  const event = {
-    eventId: text(row, "event_id"),
-    streamName: text(row, "stream_name"),
-    revision: integer(row, "stream_revision"),
-    globalPosition: integer(row, "global_position"),
-    type: text(row, "type"),
-  };
-  return {
-    eventId: event.eventId,
-    streamName: event.streamName,
-    streamRevision: event.revision,
-    globalPosition: event.globalPosition,
-    type: event.type,
-    data: jsonObjectColumn(event, "data", text(row, "data"), true),
-    metadata: jsonObjectColumn(event, "metadata", text(row, "metadata"), true),
-    recordedAt: text(row, "recorded_at"),
-  };
-};
+const toRecorded = (row: Row): RecordedEvent =>
+  storedEvent(
+    {
+      eventId: text(row, "event_id"),
+      streamName: text(row, "stream_name"),
+      revision: integer(row, "stream_revision"),
+      globalPosition: integer(row, "global_position"),
+      type: text(row, "type"),
+    },
+    { data: text(row, "data"), metadata: text(row, "metadata"), recordedAt: text(row, "recorded_at") },
+    true,
+  );
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 const isUniqueViolation = (error: unknown) => typeof error === "object" && error !== null && "errcode" in error && error.errcode === SQLITE_CONSTRAINT_UNIQUE;
