@@ -153,8 +153,8 @@ describe("/generate end to end", () => {
   });
 });
 
-describe("/results/:id when the store fails", () => {
-  it("answers through the error catalog, logged once under its request id with the cause", async () => {
+describe("failures and refusals in the log", () => {
+  it("answer a failing /results read and a plain-HTTP POST through the error catalog, each logged once under its request id", async () => {
     // A service of its own: the log is buffered and complete only once the process has stopped.
     const own = await startService({ env: {} });
     try {
@@ -173,11 +173,20 @@ describe("/results/:id when the store fails", () => {
       expect(failed.status).toBe(503);
       expect(failed.json.error.code).toBe("SERVICE_UNAVAILABLE");
       const requestId = String(failed.headers["x-request-id"]);
+      // Refused by the plain-HTTP listener, outside the app: logged the same way (without the path).
+      const plain = await plainRequest(own.httpPort, "POST", "/api/generate", "{}");
+      expect(plain.status).toBe(403);
+      const plainId = String(plain.headers["x-request-id"]);
       await own.stop();
-      const lines = own
-        .logs()
-        .split("\n")
-        .filter((line) => line.includes(requestId));
+      const linesOf = (id: string) =>
+        own
+          .logs()
+          .split("\n")
+          .filter((line) => line.includes(id));
+      expect(linesOf(plainId).map((line) => JSON.parse(line) as unknown)).toEqual([
+        expect.objectContaining({ level: 30, requestId: plainId, method: "POST", status: 403, error: "HTTPS_REQUIRED" }),
+      ]);
+      const lines = linesOf(requestId);
       expect(lines).toHaveLength(1);
       expect(JSON.parse(lines[0]!)).toMatchObject({
         level: 50,
