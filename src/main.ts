@@ -42,6 +42,7 @@ const start = async () => {
   await runtime.runPromise(Effect.void);
 
   const servers = await startServers({
+    logger,
     makeApp: (publicBaseUrl) =>
       createHttpApp({
         run,

@@ -1,10 +1,10 @@
 import { Effect, Result, Schedule } from "effect";
 import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { type ConcurrencyConflict, EventStore, type JsonObject, NO_STREAM } from "../ports/event-store.ts";
+import { type ConcurrencyConflict, EventStore, type JsonObject, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
 import { ACTOR_METADATA_KEY, type Actor } from "./actor.ts";
 import { CommandRejected } from "./errors.ts";
-import type { EventCodec, UndecodableEvent } from "./events/event-codec.ts";
+import type { EventCodec } from "./events/event-codec.ts";
 import { StreamLocks } from "./stream-locks.ts";
 import { StreamStateCache } from "./stream-state-cache.ts";
 

@@ -1,6 +1,6 @@
 import { Data, Effect } from "effect";
 import type { DependencyUnavailable } from "../ports/errors.ts";
-import type { ConcurrencyConflict, EventStoreShape, RecordedEvent } from "../ports/event-store.ts";
+import type { ConcurrencyConflict, EventStoreShape, RecordedEvent, UndecodableEvent } from "../ports/event-store.ts";
 import { canonicalEventLine, type IncrementalHash } from "./event-checksum.ts";
 
 /** How many events a store holds, and the SHA-256 over their canonical lines in global order. */
@@ -27,7 +27,7 @@ const forEachPage = <E>(
   store: EventStoreShape,
   pageSize: number,
   visit: (page: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, E>,
-): Effect.Effect<void, E | DependencyUnavailable> =>
+): Effect.Effect<void, E | DependencyUnavailable | UndecodableEvent> =>
   Effect.gen(function* () {
     let after = 0;
     for (;;) {
@@ -50,7 +50,7 @@ const streamRuns = (page: ReadonlyArray<RecordedEvent>): ReadonlyArray<ReadonlyA
   return runs;
 };
 
-export const summarizeEvents = (store: EventStoreShape, options: CopyOptions): Effect.Effect<EventsSummary, DependencyUnavailable> =>
+export const summarizeEvents = (store: EventStoreShape, options: CopyOptions): Effect.Effect<EventsSummary, DependencyUnavailable | UndecodableEvent> =>
   Effect.gen(function* () {
     const hash = options.sha256();
     let count = 0;
@@ -73,7 +73,7 @@ export const copyAllEvents = (
   from: EventStoreShape,
   to: EventStoreShape,
   options: CopyOptions,
-): Effect.Effect<EventsSummary, TargetStoreNotEmpty | CopyVerificationFailed | ConcurrencyConflict | DependencyUnavailable> =>
+): Effect.Effect<EventsSummary, TargetStoreNotEmpty | CopyVerificationFailed | ConcurrencyConflict | DependencyUnavailable | UndecodableEvent> =>
   Effect.gen(function* () {
     const [existing] = yield* to.readAll({ after: 0, limit: 1 });
     if (existing !== undefined) return yield* new TargetStoreNotEmpty({ firstStreamName: existing.streamName });

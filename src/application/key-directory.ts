@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from "../domain/account.ts";
 import type { PlanId } from "../domain/plan.ts";
 import { Clock } from "../ports/clock.ts";
 import type { DependencyUnavailable } from "../ports/errors.ts";
-import { EventStore } from "../ports/event-store.ts";
+import { EventStore, type UndecodableEvent } from "../ports/event-store.ts";
 import { KeyProjection } from "../ports/projections.ts";
 import { catchUpFromStore } from "./projection-runner.ts";
 
@@ -25,7 +25,7 @@ export interface KeyDirectoryShape {
   readonly findKey: <E = never, R = never>(
     keyId: string,
     beforeStoreRead?: Effect.Effect<void, E, R>,
-  ) => Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | E, R>;
+  ) => Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | UndecodableEvent | E, R>;
 }
 
 export class KeyDirectory extends Context.Service<KeyDirectory, KeyDirectoryShape>()("KeyDirectory") {}
@@ -72,7 +72,7 @@ export const keyDirectoryLayer = Layer.effect(KeyDirectory)(
 
     return {
       findKey: <E = never, R = never>(keyId: string, beforeStoreRead: Effect.Effect<void, E, R> = Effect.void) =>
-        Effect.suspend((): Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | E, R> => {
+        Effect.suspend((): Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | UndecodableEvent | E, R> => {
           const now = clock.now().getTime();
           const hit = remembered.get(keyId);
           if (hit !== undefined && hit.until > now) return Effect.succeed(Option.some(hit.owner));

@@ -1,7 +1,7 @@
 import { type Duration, Effect, Option, Schedule, Stream } from "effect";
 import type { DependencyUnavailable } from "../ports/errors.ts";
 import { type BusMessage, EventBus } from "../ports/event-bus.ts";
-import { EventStore, type RecordedEvent } from "../ports/event-store.ts";
+import { EventStore, type RecordedEvent, type UndecodableEvent } from "../ports/event-store.ts";
 import type { ProjectionShape } from "../ports/projections.ts";
 import { canonicalEventLine } from "./event-checksum.ts";
 
@@ -11,7 +11,7 @@ const PAGE = 500;
 export const catchUpFromStore = (
   projection: ProjectionShape,
   seen: (page: ReadonlyArray<RecordedEvent>) => void = () => undefined,
-): Effect.Effect<void, DependencyUnavailable, EventStore> =>
+): Effect.Effect<void, DependencyUnavailable | UndecodableEvent, EventStore> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
     for (;;) {
@@ -120,7 +120,7 @@ export const runProjection = (projection: ProjectionShape, options: RunProjectio
   );
 
 /** Every event of the store, in order. */
-const allEvents = (store: EventStore["Service"]): Stream.Stream<RecordedEvent, DependencyUnavailable> =>
+const allEvents = (store: EventStore["Service"]): Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent> =>
   Stream.paginate(0, (after) =>
     store
       .readAll({ after, limit: PAGE })

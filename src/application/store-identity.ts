@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect";
 import { Clock } from "../ports/clock.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { EventStore, NO_STREAM } from "../ports/event-store.ts";
+import { EventStore, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
 import { Ids } from "../ports/ids.ts";
+import { ACTOR_METADATA_KEY, type Actor } from "./actor.ts";
 
 /**
  * A store names itself once, in a well-known stream, so that what lives outside it (the bus's
@@ -12,6 +13,8 @@ import { Ids } from "../ports/ids.ts";
  */
 export const STORE_IDENTITY_STREAM = "store-identity";
 const IDENTIFIED = "StoreIdentified";
+/** Whoever starts first on a new store, server or itsctl, names it on the service's behalf. */
+const BY_THE_SERVICE: Actor = { kind: "service", task: "store identity" };
 
 /**
  * The identity: the id the store was given and the global position where it holds that event. A
@@ -19,14 +22,14 @@ const IDENTIFIED = "StoreIdentified";
  * (KurrentDB), the position makes it another identity, because positions recorded outside the
  * store no longer mean the same events.
  */
-export const storeIdentity: Effect.Effect<string, DependencyUnavailable, EventStore | Ids | Clock> = Effect.gen(function* () {
+export const storeIdentity: Effect.Effect<string, DependencyUnavailable | UndecodableEvent, EventStore | Ids | Clock> = Effect.gen(function* () {
   const store = yield* EventStore;
   let [first] = yield* store.readStream(STORE_IDENTITY_STREAM);
   if (first === undefined) {
     const data = { storeId: (yield* Ids).uuid(), at: (yield* Clock).now().toISOString() };
     // NO_STREAM: of several processes starting at once on a new store, one appends; the others read its event.
     yield* store
-      .appendToStream(STORE_IDENTITY_STREAM, [{ type: IDENTIFIED, data }], { expectedRevision: NO_STREAM })
+      .appendToStream(STORE_IDENTITY_STREAM, [{ type: IDENTIFIED, data, metadata: { [ACTOR_METADATA_KEY]: BY_THE_SERVICE } }], { expectedRevision: NO_STREAM })
       .pipe(Effect.catchTag("ConcurrencyConflict", () => Effect.void));
     [first] = yield* store.readStream(STORE_IDENTITY_STREAM);
   }

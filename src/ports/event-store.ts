@@ -44,6 +44,25 @@ export class ConcurrencyConflict extends Data.TaggedError("ConcurrencyConflict")
   readonly actual: number;
 }> {}
 
+/**
+ * A stored event that cannot be read as what it claims to be, named by stream and revision: a row
+ * whose data or metadata is not a JSON object (found by the store adapter), or whose data no
+ * upcaster and no Schema of its stream can read (found by the stream's codec). Events outlive the
+ * code that wrote them, and rows can be changed by hand: such a row is reported, never cast.
+ */
+export class UndecodableEvent extends Data.TaggedError("UndecodableEvent")<{
+  readonly streamName: string;
+  readonly revision: number;
+  readonly globalPosition: number;
+  readonly eventId: string;
+  readonly type: string;
+  readonly problem: string;
+}> {
+  override get message(): string {
+    return `event ${this.revision} of stream ${this.streamName} (${this.type}, id ${this.eventId}, position ${this.globalPosition}) does not decode: ${this.problem}`;
+  }
+}
+
 export interface EventStoreShape {
   readonly appendToStream: (
     streamName: string,
@@ -51,11 +70,17 @@ export interface EventStoreShape {
     options: { readonly expectedRevision: ExpectedRevision },
   ) => Effect.Effect<AppendResult, ConcurrencyConflict | DependencyUnavailable>;
   /** Events of one stream in order, from `fromRevision` (inclusive, default 0). */
-  readonly readStream: (streamName: string, options?: { readonly fromRevision?: number }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable>;
+  readonly readStream: (
+    streamName: string,
+    options?: { readonly fromRevision?: number },
+  ) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable | UndecodableEvent>;
   /** Up to `limit` events of all streams with a global position greater than `after`. */
-  readonly readAll: (options: { readonly after: number; readonly limit: number }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable>;
+  readonly readAll: (options: {
+    readonly after: number;
+    readonly limit: number;
+  }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable | UndecodableEvent>;
   /** Every event after `after`, then each new one as it is appended (by any process). */
-  readonly follow: (options: { readonly after: number }) => Stream.Stream<RecordedEvent, DependencyUnavailable>;
+  readonly follow: (options: { readonly after: number }) => Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent>;
 }
 
 export class EventStore extends Context.Service<EventStore, EventStoreShape>()("EventStore") {}

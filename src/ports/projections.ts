@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option, type Stream } from "effect";
 import type { PlanId } from "../domain/plan.ts";
 import type { DependencyUnavailable } from "./errors.ts";
-import type { RecordedEvent } from "./event-store.ts";
+import type { RecordedEvent, UndecodableEvent } from "./event-store.ts";
 
 /** What binding a projection to a store found (see ProjectionShape.bindToStore). */
 export type StoreBinding =
@@ -28,12 +28,14 @@ export interface ProjectionShape {
    * redelivery changes nothing; events of other categories only move the position. Rows and
    * position move together or not at all.
    */
-  readonly apply: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, DependencyUnavailable>;
+  readonly apply: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, DependencyUnavailable | UndecodableEvent>;
   /**
    * Empties the projection and refills it from `events` (the whole store, in order) as one
    * transaction: readers see the old rows until it commits. Returns the position reached.
    */
-  readonly rebuild: (events: Stream.Stream<RecordedEvent, DependencyUnavailable>) => Effect.Effect<number, DependencyUnavailable>;
+  readonly rebuild: (
+    events: Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent>,
+  ) => Effect.Effect<number, DependencyUnavailable | UndecodableEvent>;
   /**
    * Records which store (its identity, see store-identity.ts) the rows come from. Rows and a
    * position that came from another store mean nothing in this one (its positions name other

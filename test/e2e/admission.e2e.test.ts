@@ -179,6 +179,19 @@ describe("admission by memory", () => {
     for (const r of late) expect(r === "connection lost" || r.status === 503).toBe(true);
     expect(late.some((r) => r !== "connection lost" && r.status === 503 && r.headers["retry-after"] !== undefined)).toBe(true);
     expect(service.logs()).toContain("admitted requests answered");
+    // Each refusal while draining carries its request id and is logged once under it.
+    const refused = [...replies, ...late].filter((r): r is Reply => r !== "connection lost" && r.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const reply of refused) {
+      const requestId = String(reply.headers["x-request-id"]);
+      expect(reply.json.error.code).toBe("SERVICE_UNAVAILABLE");
+      expect(
+        service
+          .logs()
+          .split("\n")
+          .filter((line) => line.includes(requestId)),
+      ).toHaveLength(1);
+    }
 
     // The store agrees: each served request is one committed unit, nothing reserved is left open.
     const audit = await itsctl(env, ["audit", "--account", accountId]);

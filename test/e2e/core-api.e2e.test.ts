@@ -153,6 +153,56 @@ describe("/generate end to end", () => {
   });
 });
 
+describe("failures and refusals in the log", () => {
+  it("answer a failing /results read and a plain-HTTP POST through the error catalog, each logged once under its request id", async () => {
+    // A service of its own: the log is buffered and complete only once the process has stopped.
+    const own = await startService({ env: {} });
+    try {
+      const { keys } = await provisionAccount(own.env, "free");
+      const reply = await own.client.request("POST", "/api/generate", {
+        key: keys[0]!.key,
+        body: { image, template: "instagram-square", templateType: "social" },
+      });
+      const url = new URL(reply.json.data.resultUrl as string);
+      const resultId = decodeURIComponent(url.pathname.split("/").at(-1)!);
+      // The stored file turned into a directory: reading it fails below the use case, as a broken disk would.
+      const file = path.join(own.dataDir, "results", resultId.slice(0, 2).toLowerCase(), `${resultId}.result`);
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      const failed = await own.client.get(url.href);
+      expect(failed.status).toBe(503);
+      expect(failed.json.error.code).toBe("SERVICE_UNAVAILABLE");
+      const requestId = String(failed.headers["x-request-id"]);
+      // Refused by the plain-HTTP listener, outside the app: logged the same way (without the path).
+      const plain = await plainRequest(own.httpPort, "POST", "/api/generate", "{}");
+      expect(plain.status).toBe(403);
+      const plainId = String(plain.headers["x-request-id"]);
+      await own.stop();
+      const linesOf = (id: string) =>
+        own
+          .logs()
+          .split("\n")
+          .filter((line) => line.includes(id));
+      expect(linesOf(plainId).map((line) => JSON.parse(line) as unknown)).toEqual([
+        expect.objectContaining({ level: 30, requestId: plainId, method: "POST", status: 403, error: "HTTPS_REQUIRED" }),
+      ]);
+      const lines = linesOf(requestId);
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        level: 50,
+        requestId,
+        path: url.pathname,
+        status: 503,
+        error: "SERVICE_UNAVAILABLE",
+        cause: expect.stringContaining("EISDIR"),
+      });
+    } finally {
+      await own.stop();
+      fs.rmSync(own.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("bad input gets the right 4xx with the error body, and uses no quota", () => {
   it("answers each malformed request precisely", async () => {
     const { keys } = await provisionAccount(service.env, "free");

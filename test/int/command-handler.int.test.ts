@@ -4,11 +4,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { handleCommand, loadState } from "../../src/application/command-handler.ts";
-import { UndecodableEvent } from "../../src/application/events/event-codec.ts";
 import { quotaEventCodec, quotaLedgerStreamType } from "../../src/application/events/quota-events.ts";
 import { inProcessStreamLocks, type StreamLocks } from "../../src/application/stream-locks.ts";
 import { lruStreamStateCache, type StreamStateCache } from "../../src/application/stream-state-cache.ts";
-import { EventStore, type EventStoreShape, type JsonObject, NO_STREAM } from "../../src/ports/event-store.ts";
+import { EventStore, type EventStoreShape, type JsonObject, NO_STREAM, UndecodableEvent } from "../../src/ports/event-store.ts";
 import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 
 const now = new Date("2026-11-22T10:00:00Z");

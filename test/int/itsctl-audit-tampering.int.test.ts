@@ -32,11 +32,14 @@ afterAll(async () => {
 /** Where a copy of the store lives, how to change it with SQL, and the environment that points itsctl at it. */
 interface StoreCopy {
   readonly env: Record<string, string>;
-  readonly sql: (statements: ReadonlyArray<string>) => Promise<void>;
+  /** Runs the statements in order; the rows of the last one. */
+  readonly sql: (statements: ReadonlyArray<string>) => Promise<ReadonlyArray<Record<string, unknown>>>;
 }
 
 interface StoreKind {
   readonly name: string;
+  /** SQL for an event's data that is not a JSON object, as the column allows: SQLite keeps any text, PostgreSQL's json only JSON. */
+  readonly notAnObject: { readonly sql: string; readonly problem: string };
   readonly fresh: () => Promise<StoreCopy & { readonly copy: () => Promise<StoreCopy> }>;
 }
 
@@ -48,13 +51,15 @@ const dataDir = () => {
 
 const sqlite: StoreKind = {
   name: "SQLite",
+  notAnObject: { sql: "'a charge'", problem: "its data is not JSON" },
   fresh: async () => {
     const dir = dataDir();
     const path = join(dir, "events.sqlite");
     const sqlOn = (file: string) => async (statements: ReadonlyArray<string>) => {
       const db = new DatabaseSync(file);
       try {
-        for (const statement of statements) db.exec(statement);
+        for (const statement of statements.slice(0, -1)) db.exec(statement);
+        return statements.length === 0 ? [] : db.prepare(statements.at(-1)!).all();
       } finally {
         db.close();
       }
@@ -74,13 +79,16 @@ const sqlite: StoreKind = {
 
 const postgres: StoreKind = {
   name: "PostgreSQL",
+  notAnObject: { sql: `'["a charge"]'`, problem: "its data is not a JSON object" },
   fresh: async () => {
     const sqlIn = (schema: string) => async (statements: ReadonlyArray<string>) => {
       const client = new pg.Client({ connectionString: postgresUrl });
       await client.connect();
       try {
         await client.query(`SET search_path TO ${schema}`);
-        for (const statement of statements) await client.query(statement);
+        let rows: ReadonlyArray<Record<string, unknown>> = [];
+        for (const statement of statements) rows = (await client.query(statement)).rows;
+        return rows;
       } finally {
         await client.end();
       }
@@ -214,25 +222,54 @@ describe.each([sqlite, postgres])("itsctl audit on a $name store", (kind) => {
   };
 
   it("passes the untouched store, naming who acted", async () => {
-    const audited = await rebuildAndAudit((await store.copy()).env);
+    const copy = await store.copy();
+    const audited = await rebuildAndAudit(copy.env);
     expect(audited.stderr).toBe("");
     expect(audited.code).toBe(0);
     expect(audited.stdout).toContain("chains and seal: OK");
     expect(audited.stdout).toMatch(/ApiKeyIssued .* by operator [^@\s]+@[^@\s]+ \(itsctl\)/);
+    // Every event says who acted: the operator, the key, the service (store identity, seals).
+    const [unattributed] = await copy.sql([`SELECT count(*) AS n FROM events WHERE CAST(metadata AS TEXT) NOT LIKE '%"actor":{"kind":%'`]);
+    expect(Number(unattributed!["n"])).toBe(0);
+    // The walk alone, with its speed.
+    const verified = await itsctl(copy.env, ["audit", "--verify-only"]);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(new RegExp(`^Ledger: \\d+ events in ${2 + KINDS.length} streams verified in [\\d.]+ s \\(\\d+ events/s\\)`));
   });
 
   it("names the stream, revision and kind of each damage: edited, deleted, inserted, re-ordered, tail cut", async () => {
     const copy = await store.copy();
     const changes = KINDS.map((damage, i) => ({ damage, ledger: ledgers[i]!, ...tampering(damage, ledgers[i]!) }));
     await copy.sql(changes.flatMap((change) => change.sql));
-    const audited = await rebuildAndAudit(copy.env);
-    expect(audited.code).toBe(1);
-    expect(audited.stderr).toMatch(/^itsctl: the event store is damaged: /);
-    for (const change of changes) {
-      expect(audited.stdout).toContain(`DAMAGE in stream ${change.ledger} at revision ${change.revision}: ${change.damage} (`);
-      expect(audited.stderr).toContain(`stream ${change.ledger} revision ${change.revision}: ${change.damage}`);
+    // Found as the store stands, and again once the projections were rebuilt from the changed events.
+    for (const audited of [await itsctl(copy.env, ["audit", "--account", accountId]), await rebuildAndAudit(copy.env)]) {
+      expect(audited.code).toBe(1);
+      expect(audited.stderr).toMatch(/^itsctl: the event store is damaged: /);
+      for (const change of changes) {
+        expect(audited.stdout).toContain(`DAMAGE in stream ${change.ledger} at revision ${change.revision}: ${change.damage} (`);
+        expect(audited.stderr).toContain(`stream ${change.ledger} revision ${change.revision}: ${change.damage}`);
+      }
+      expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(KINDS.length);
     }
-    expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(KINDS.length);
+  });
+
+  it("names a row that no longer reads as an event (data or metadata not a JSON object), walks on past it, and rebuilds no projection over it", async () => {
+    const copy = await store.copy();
+    const [first, second] = [ledgers[0]!, ledgers[1]!];
+    await copy.sql([
+      `UPDATE events SET data = ${kind.notAnObject.sql} WHERE stream_name = '${first}' AND stream_revision = 2`,
+      `UPDATE events SET metadata = 'null' WHERE stream_name = '${second}' AND stream_revision = 3`,
+    ]);
+    const audited = await itsctl(copy.env, ["audit", "--account", accountId]);
+    expect(audited.code).toBe(1);
+    expect(audited.stdout).toContain(`DAMAGE in stream ${first} at revision 2: edited (the row does not read as an event: ${kind.notAnObject.problem})`);
+    expect(audited.stdout).toContain(`DAMAGE in stream ${second} at revision 3: edited (the row does not read as an event: its metadata is not a JSON object)`);
+    expect(audited.stdout.match(/DAMAGE in/g)).toHaveLength(2);
+    const rebuilt = await itsctl(copy.env, ["projections", "rebuild"]);
+    expect(rebuilt.code).toBe(1);
+    expect(rebuilt.stderr).toMatch(
+      new RegExp(`^itsctl: event (2 of stream ${first}|3 of stream ${second}) \\(.*\\) does not decode: its (data|metadata) is not`),
+    );
   });
 
   it("finds a cut tail with an exported seal even when the store's own seals were deleted too, and refuses a forged export", async () => {

@@ -44,6 +44,7 @@ beforeAll(async () => {
   const services = runtime as unknown as ManagedRuntime.ManagedRuntime<Layer.Success<ReturnType<typeof serverLayer>>, never>;
   const run = observability.traceRun(services.runPromiseExit);
   servers = await startServers({
+    logger,
     makeApp: (publicBaseUrl) =>
       createHttpApp({
         run,

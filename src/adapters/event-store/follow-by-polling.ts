@@ -1,6 +1,6 @@
 import { Duration, Effect, Option, Stream } from "effect";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
-import type { EventStoreShape, RecordedEvent } from "../../ports/event-store.ts";
+import type { EventStoreShape, RecordedEvent, UndecodableEvent } from "../../ports/event-store.ts";
 
 export interface PollingOptions {
   /** How long to wait after catching up before asking again. */
@@ -20,7 +20,7 @@ export const followByPolling = (
   readAll: EventStoreShape["readAll"],
   after: number,
   options: PollingOptions,
-): Stream.Stream<RecordedEvent, DependencyUnavailable> => {
+): Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent> => {
   const batchSize = options.batchSize ?? 500;
   return Stream.paginate({ cursor: after, caughtUp: false }, ({ cursor, caughtUp }) =>
     Effect.gen(function* () {

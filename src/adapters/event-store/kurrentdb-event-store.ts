@@ -17,16 +17,9 @@ import {
 } from "@kurrent/kurrentdb-client";
 import { Effect, Layer, Stream } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import {
-  ConcurrencyConflict,
-  EventStore,
-  type EventStoreShape,
-  type ExpectedRevision,
-  type JsonObject,
-  NO_STREAM,
-  type RecordedEvent,
-} from "../../ports/event-store.ts";
+import { ConcurrencyConflict, EventStore, type EventStoreShape, type ExpectedRevision, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
+import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface KurrentDbEventStoreOptions {
   /** e.g. `kurrentdb://127.0.0.1:2113?tls=false`. */
@@ -52,9 +45,6 @@ const toReadPosition = (after: number): ReadPosition => (after <= 0 ? START : { 
 const toStreamState = (expected: ExpectedRevision): AppendStreamState =>
   expected === "any" ? ANY : expected === NO_STREAM ? KURRENT_NO_STREAM : BigInt(expected);
 
-const asJsonObject = (value: unknown): JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as JsonObject) : {};
-
 /** System streams and events ($-prefixed: stats, projections' links, metadata) are KurrentDB's own, not ours. */
 const isSystem = (event: KurrentRecordedEvent) => event.streamId.startsWith("$") || event.type.startsWith("$");
 
@@ -62,21 +52,19 @@ const isSystem = (event: KurrentRecordedEvent) => event.streamId.startsWith("$")
 const toRecorded = (event: KurrentRecordedEvent, position: Position | undefined): RecordedEvent | undefined => {
   if (isSystem(event)) return undefined;
   if (position === undefined) throw new Error(`event ${event.id} came without its $all position (server older than 22.6?)`);
-  return {
-    eventId: event.id,
-    streamName: event.streamId,
-    streamRevision: Number(event.revision),
-    globalPosition: toGlobalPosition(position),
-    type: event.type,
-    data: asJsonObject(event.data),
-    metadata: asJsonObject(event.metadata),
-    recordedAt: event.created.toISOString(),
-  };
+  // A binary event, or JSON that is not an object, is no event of ours: named, never read as {}.
+  // (The client gives no metadata bytes as undefined: that is empty metadata, not a damaged one.)
+  return storedEvent(
+    { eventId: event.id, streamName: event.streamId, revision: Number(event.revision), globalPosition: toGlobalPosition(position), type: event.type },
+    { data: event.data, metadata: event.metadata ?? {}, recordedAt: event.created.toISOString() },
+  );
 };
 
 const fromResolved = (resolved: AllStreamResolvedEvent) => (resolved.event === undefined ? undefined : toRecorded(resolved.event, resolved.event.position));
 
-const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "event-store (kurrentdb)", cause });
+const DEPENDENCY = "event-store (kurrentdb)";
+const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: DEPENDENCY, cause });
+const readFailed = readFailure(DEPENDENCY);
 
 export const makeKurrentDbEventStore = (client: KurrentDBClient): EventStoreShape => {
   /** The stream's last event, or the one at `fromRevision`. */
@@ -154,7 +142,7 @@ export const makeKurrentDbEventStore = (client: KurrentDBClient): EventStoreShap
           }
           return events;
         },
-        catch: unavailable,
+        catch: readFailed,
       }),
     // Reads unfiltered pages and drops system events here, so that a short page from the server
     // reliably means the end of $all even when a whole page was system events.
@@ -181,7 +169,7 @@ export const makeKurrentDbEventStore = (client: KurrentDBClient): EventStoreShap
           }
           return events;
         },
-        catch: unavailable,
+        catch: readFailed,
       }),
     // KurrentDB pushes new events, so no polling: a catch-up subscription replays from `after`, then goes live.
     follow: ({ after }) =>
@@ -192,7 +180,7 @@ export const makeKurrentDbEventStore = (client: KurrentDBClient): EventStoreShap
         ).pipe(
           Effect.map((subscription) =>
             Stream.fromAsyncIterable(subscription as AsyncIterable<AllStreamResolvedEvent>, unavailable).pipe(
-              Stream.map(fromResolved),
+              Stream.mapEffect((resolved) => Effect.try({ try: () => fromResolved(resolved), catch: readFailed })),
               Stream.filter((event): event is RecordedEvent => event !== undefined && event.globalPosition > after),
             ),
           ),

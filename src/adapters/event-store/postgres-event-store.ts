@@ -3,19 +3,12 @@ import { type Duration, Effect, Layer } from "effect";
 import type { Pool } from "pg";
 import { escapeIdentifier, type PoolClient } from "pg";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import {
-  type AppendResult,
-  ConcurrencyConflict,
-  EventStore,
-  type EventStoreShape,
-  type JsonObject,
-  NO_STREAM,
-  type RecordedEvent,
-} from "../../ports/event-store.ts";
+import { type AppendResult, ConcurrencyConflict, EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
 import { createInSchema } from "../postgres/create-in-schema.ts";
 import { scopedPostgresPool } from "../postgres/postgres-pool.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
+import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface PostgresEventStoreOptions {
   readonly connectionString: string;
@@ -35,27 +28,25 @@ interface EventRow {
   readonly stream_name: string;
   readonly stream_revision: string;
   readonly type: string;
-  readonly data: JsonObject;
-  readonly metadata: JsonObject;
+  /** As the json columns hold them: checked to be objects before they become a RecordedEvent. */
+  readonly data: unknown;
+  readonly metadata: unknown;
   readonly recorded_at: Date;
 }
 
 // bigint columns arrive as strings; positions and revisions stay far below 2^53.
-const toRecorded = (row: EventRow): RecordedEvent => ({
-  eventId: row.event_id,
-  streamName: row.stream_name,
-  streamRevision: Number(row.stream_revision),
-  globalPosition: Number(row.global_position),
-  type: row.type,
-  data: row.data,
-  metadata: row.metadata,
-  recordedAt: row.recorded_at.toISOString(),
-});
+const toRecorded = (row: EventRow): RecordedEvent =>
+  storedEvent(
+    { eventId: row.event_id, streamName: row.stream_name, revision: Number(row.stream_revision), globalPosition: Number(row.global_position), type: row.type },
+    { data: row.data, metadata: row.metadata, recordedAt: row.recorded_at.toISOString() },
+  );
 
 const UNIQUE_VIOLATION = "23505";
 const isUniqueViolation = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === UNIQUE_VIOLATION;
 
-const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "event-store (postgres)", cause });
+const DEPENDENCY = "event-store (postgres)";
+const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: DEPENDENCY, cause });
+const readFailed = readFailure(DEPENDENCY);
 
 const columns = "global_position, event_id, stream_name, stream_revision, type, data, metadata, recorded_at";
 
@@ -147,7 +138,7 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
         (await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [after, limit])).rows.map(
           toRecorded,
         ),
-      catch: unavailable,
+      catch: readFailed,
     });
 
   return {
@@ -164,7 +155,7 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
               readOptions?.fromRevision ?? 0,
             ])
           ).rows.map(toRecorded),
-        catch: unavailable,
+        catch: readFailed,
       }),
     readAll,
     follow: ({ after }) => followByPolling(readAll, after, { pollInterval: options.pollInterval ?? defaultPollInterval }),

@@ -4,17 +4,10 @@ import { dirname } from "node:path";
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
 import { type Duration, Effect, Layer } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import {
-  type AppendResult,
-  ConcurrencyConflict,
-  EventStore,
-  type EventStoreShape,
-  type JsonObject,
-  NO_STREAM,
-  type RecordedEvent,
-} from "../../ports/event-store.ts";
+import { type AppendResult, ConcurrencyConflict, EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
+import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface SqliteEventStoreOptions {
   /** The database file; its folder is created if missing. */
@@ -64,29 +57,25 @@ const integer = (row: Row, column: string): number => {
   return value;
 };
 
-const jsonObject = (row: Row, column: string): JsonObject => {
-  const value: unknown = JSON.parse(text(row, column));
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`events.${column} at position ${String(row["global_position"])} is not a JSON object`);
-  }
-  return value as JsonObject;
-};
-
-const toRecorded = (row: Row): RecordedEvent => ({
-  eventId: text(row, "event_id"),
-  streamName: text(row, "stream_name"),
-  streamRevision: integer(row, "stream_revision"),
-  globalPosition: integer(row, "global_position"),
-  type: text(row, "type"),
-  data: jsonObject(row, "data"),
-  metadata: jsonObject(row, "metadata"),
-  recordedAt: text(row, "recorded_at"),
-});
+const toRecorded = (row: Row): RecordedEvent =>
+  storedEvent(
+    {
+      eventId: text(row, "event_id"),
+      streamName: text(row, "stream_name"),
+      revision: integer(row, "stream_revision"),
+      globalPosition: integer(row, "global_position"),
+      type: text(row, "type"),
+    },
+    { data: text(row, "data"), metadata: text(row, "metadata"), recordedAt: text(row, "recorded_at") },
+    true,
+  );
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 const isUniqueViolation = (error: unknown) => typeof error === "object" && error !== null && "errcode" in error && error.errcode === SQLITE_CONSTRAINT_UNIQUE;
 
-const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "event-store (sqlite)", cause });
+const DEPENDENCY = "event-store (sqlite)";
+const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: DEPENDENCY, cause });
+const readFailed = readFailure(DEPENDENCY);
 
 export const openSqliteEventDatabase = (options: SqliteEventStoreOptions): DatabaseSync => {
   mkdirSync(dirname(options.path), { recursive: true });
@@ -119,7 +108,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
   const readAll: EventStoreShape["readAll"] = ({ after, limit }) =>
     Effect.try({
       try: () => selectAll.all(after, limit).map(toRecorded),
-      catch: unavailable,
+      catch: readFailed,
     });
 
   return {
@@ -168,7 +157,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
     readStream: (streamName, readOptions) =>
       Effect.try({
         try: () => selectStream.all(streamName, readOptions?.fromRevision ?? 0).map(toRecorded),
-        catch: unavailable,
+        catch: readFailed,
       }),
     readAll,
     follow: ({ after }) => followByPolling(readAll, after, { pollInterval: options.pollInterval ?? defaultPollInterval }),

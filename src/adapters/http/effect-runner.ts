@@ -1,14 +1,20 @@
 import { Cause, type Effect, type Exit } from "effect";
 import type { Context } from "koa";
+import type { DependencyUnavailable } from "../../ports/errors.ts";
+import type { UndecodableEvent } from "../../ports/event-store.ts";
 import type { ApiError } from "./error-response.ts";
 import { type SuccessSchema, sendFailure, sendSuccess } from "./respond.ts";
 
 /**
  * Runs a use case with the application's services; the HTTP adapter knows nothing else of Effect.
  * The signal interrupts it (the client went away): work in flight stops, and whatever the use case
- * made uninterruptible (quota reserve/commit/release) still completes.
+ * made uninterruptible (quota reserve/commit/release) still completes. Its failures are the
+ * effect's own, or the runtime's layer failing to build (a store it cannot reach or read).
  */
-export type RunEffect<R> = <A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal }) => Promise<Exit.Exit<A, unknown>>;
+export type RunEffect<R> = <A, E>(
+  effect: Effect.Effect<A, E, R>,
+  options?: { readonly signal?: AbortSignal },
+) => Promise<Exit.Exit<A, E | DependencyUnavailable | UndecodableEvent>>;
 
 /** Aborts when the client closes the connection before the response is sent. */
 export const clientGone = (ctx: Context): AbortSignal => {

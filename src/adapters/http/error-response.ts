@@ -1,7 +1,7 @@
 import { Cause } from "effect";
 import type * as ApplicationErrors from "../../application/errors.ts";
-import type { UndecodableEvent } from "../../application/events/event-codec.ts";
 import type * as PortErrors from "../../ports/errors.ts";
+import type { UndecodableEvent } from "../../ports/event-store.ts";
 import { UNUSABLE_INPUT_CODES, type UnusableTryOnInput } from "../../ports/tryon-engine.ts";
 import type * as HttpErrors from "./http-errors.ts";
 
@@ -109,6 +109,11 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
     codes: ["SERVICE_UNAVAILABLE"],
     respond: (e) => ({ code: "SERVICE_UNAVAILABLE", message: "The engine is at capacity; retry shortly.", headers: retryAfter(e.retryAfterSeconds) }),
   },
+  ShuttingDown: {
+    status: 503,
+    codes: ["SERVICE_UNAVAILABLE"],
+    respond: () => ({ code: "SERVICE_UNAVAILABLE", message: "This instance is shutting down; retry on another.", headers: retryAfter(1) }),
+  },
   DependencyUnavailable: {
     status: 503,
     codes: ["SERVICE_UNAVAILABLE"],
@@ -143,7 +148,7 @@ export const errorResponseOf = (error: ApiError): ErrorResponse => {
 };
 
 /** The response for a failed Effect: its first typed failure, or 500 for defects and interruptions. */
-export const errorResponseOfCause = (cause: Cause.Cause<unknown>): ErrorResponse => {
+export const errorResponseOfCause = (cause: Cause.Cause<ApiError>): ErrorResponse => {
   const failure = cause.reasons.find(Cause.isFailReason);
   return failure && isApiError(failure.error) ? errorResponseOf(failure.error) : INTERNAL_ERROR;
 };

@@ -18,5 +18,8 @@ export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{
 /** A result URL whose signature does not match what this service signed. */
 export class InvalidSignature extends Data.TaggedError("InvalidSignature")<Record<never, never>> {}
 
+/** A request that reached this instance while it stops: another instance can take it. */
+export class ShuttingDown extends Data.TaggedError("ShuttingDown")<Record<never, never>> {}
+
 /** A non-GET request that came over plain HTTP (directly, or to a TLS-terminating proxy). */
 export class HttpsRequired extends Data.TaggedError("HttpsRequired")<Record<never, never>> {}

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Middleware } from "koa";
 import { errorResponseOf } from "./error-response.ts";
 import { HttpsRequired } from "./http-errors.ts";
+import type { Logger } from "./logger.ts";
+import { logRequest } from "./middleware/access-log.ts";
 import { errorBody } from "./respond.ts";
 
 /**
@@ -10,7 +12,9 @@ import { errorBody } from "./respond.ts";
  * HTTPS; anything else gets 403 HTTPS_REQUIRED. No key check, no quota, no body read.
  */
 export interface Refusal {
-  readonly status: 308 | 403;
+  readonly status: number;
+  /** The catalog's code of a refusal that is an error (not a redirect). */
+  readonly code?: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
@@ -26,15 +30,28 @@ export const refusalFor = (method: string, url: string, publicBase: URL): Refusa
     return { status: 308, headers: { Location: redirectTarget(url, publicBase), "Content-Type": "application/json" }, body: "" };
   }
   const refused = errorResponseOf(new HttpsRequired());
-  return { status: 403, headers: { "Content-Type": "application/json; charset=utf-8" }, body: JSON.stringify(errorBody(refused)) };
+  return {
+    status: refused.status,
+    code: refused.code,
+    headers: { "Content-Type": "application/json; charset=utf-8" },
+    body: JSON.stringify(errorBody(refused)),
+  };
 };
 
-/** The request handler of the plain-HTTP listener. */
-export const plainHttpHandler = (publicBase: URL) => (req: IncomingMessage, res: ServerResponse) => {
+/** The request handler of the plain-HTTP listener; each refusal is logged like the app's requests (without the path, which may hold a secret). */
+export const plainHttpHandler = (publicBase: URL, logger: Logger) => (req: IncomingMessage, res: ServerResponse) => {
   const refusal = refusalFor(req.method ?? "GET", req.url ?? "/", publicBase);
+  const requestId = randomUUID();
   // The body is never read: close the connection instead of draining it.
-  res.writeHead(refusal.status, { ...refusal.headers, "X-Request-Id": randomUUID(), Connection: "close" });
+  res.writeHead(refusal.status, { ...refusal.headers, "X-Request-Id": requestId, Connection: "close" });
   res.end(req.method === "HEAD" ? undefined : refusal.body);
+  logRequest(logger, {
+    requestId,
+    method: req.method,
+    status: refusal.status,
+    ip: req.socket.remoteAddress,
+    ...(refusal.status >= 400 ? { error: refusal.code } : {}),
+  });
 };
 
 /**

@@ -1,6 +1,6 @@
 import { Cause, Schema } from "effect";
 import type { Context } from "koa";
-import { type ErrorResponse, errorResponseOfCause } from "./error-response.ts";
+import { type ApiError, type ErrorResponse, errorResponseOfCause } from "./error-response.ts";
 import type {} from "./request-state.ts";
 import { ErrorBody } from "./response-schemas.ts";
 
@@ -36,5 +36,8 @@ export const sendError = (ctx: Context, error: ErrorResponse, cause?: unknown): 
   ctx.state.failure = { code: error.code, ...(error.status >= 500 && cause !== undefined ? { cause: describeCause(cause) } : {}) };
 };
 
-/** A failed use case: its typed failure's response, or 500 with the cause kept for the log. */
-export const sendFailure = (ctx: Context, cause: Cause.Cause<unknown>): void => sendError(ctx, errorResponseOfCause(cause), cause);
+/**
+ * A failed use case: its typed failure's response, or 500 with the cause kept for the log. Only a
+ * cataloged error may reach here: a failure without a status does not compile.
+ */
+export const sendFailure = (ctx: Context, cause: Cause.Cause<ApiError>): void => sendError(ctx, errorResponseOfCause(cause), cause);

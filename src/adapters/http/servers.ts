@@ -1,10 +1,16 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type Koa from "koa";
+import { errorResponseOf } from "./error-response.ts";
 import { holdsBody } from "./expect-continue.ts";
+import { ShuttingDown } from "./http-errors.ts";
+import type { Logger } from "./logger.ts";
+import { logRequest } from "./middleware/access-log.ts";
 import { plainHttpHandler } from "./plain-http-refusal.ts";
 import { defaultPublicBaseUrl } from "./public-base-url.ts";
+import { errorBody } from "./respond.ts";
 import type { TlsCredentials } from "./tls-credentials.ts";
 
 export interface RunningServers {
@@ -38,16 +44,21 @@ const closeServer = (server: http.Server | https.Server) =>
  * answer-before-body.ts, the answer waits: a keep-alive client that reads a 503 with
  * `Connection: close` while still sending loses the requests it queued on that connection.)
  */
-const refuseWhileDraining = (req: http.IncomingMessage, res: http.ServerResponse) => {
-  const body = JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "This instance is shutting down; retry on another." } });
+const refuseWhileDraining = (logger: Logger, req: http.IncomingMessage, res: http.ServerResponse) => {
+  const refused = errorResponseOf(new ShuttingDown());
+  const body = JSON.stringify(errorBody(refused));
   const answer = () => {
-    res.writeHead(503, {
+    const requestId = randomUUID();
+    res.writeHead(refused.status, {
+      ...refused.headers,
       "Content-Type": "application/json; charset=utf-8",
       "Content-Length": Buffer.byteLength(body),
-      "Retry-After": "1",
+      "X-Request-Id": requestId,
       Connection: "close",
     });
     res.end(body);
+    // No path: the app's own log redacts paths that hold secrets, and this one knows no routes.
+    logRequest(logger, { requestId, method: req.method, status: refused.status, ip: req.socket.remoteAddress, error: refused.code });
   };
   // A client that waits for 100 Continue holds its body: it is refused from its headers.
   if (req.complete || holdsBody(req)) return answer();
@@ -59,6 +70,8 @@ const refuseWhileDraining = (req: http.IncomingMessage, res: http.ServerResponse
 export const startServers = async (options: {
   /** Builds the app once the public base URL is known (it depends on the port actually bound). */
   readonly makeApp: (publicBaseUrl: string) => Koa;
+  /** Where requests refused outside the app (plain HTTP, while draining) are logged, as the app logs its own. */
+  readonly logger: Logger;
   readonly tls: TlsCredentials;
   readonly host: string;
   readonly port: number;
@@ -87,14 +100,14 @@ export const startServers = async (options: {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
     });
-    if (draining) return refuseWhileDraining(req, res);
+    if (draining) return refuseWhileDraining(options.logger, req, res);
     void app(req, res);
   };
   secure.on("request", handle);
   // `Expect: 100-continue` is not answered here: the app sends 100 when it is about to read the
   // body (expect-continue.ts), so a refusal comes before the client sends it.
   secure.on("checkContinue", handle);
-  const plain = http.createServer(plainHttpHandler(new URL(publicBaseUrl)));
+  const plain = http.createServer(plainHttpHandler(new URL(publicBaseUrl), options.logger));
   plain.headersTimeout = 10_000;
   plain.requestTimeout = 10_000;
   const httpPort = await listen(plain, options.httpPort, options.host);

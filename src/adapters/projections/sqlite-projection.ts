@@ -2,7 +2,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { Effect, Stream } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { eventCategory } from "../../ports/event-bus.ts";
-import type { RecordedEvent } from "../../ports/event-store.ts";
+import { type RecordedEvent, UndecodableEvent } from "../../ports/event-store.ts";
 import type { ProjectionShape, StoreBinding } from "../../ports/projections.ts";
 
 /** What makes one projection: its tables, and how an event of its category changes them. */
@@ -25,6 +25,9 @@ export interface SqliteProjectionContext {
 }
 
 export const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "projections (sqlite)", cause });
+
+/** Applying events: an event its stream's codec cannot read stays that, named; anything else is the database's. */
+const applyFailed = (cause: unknown) => (cause instanceof UndecodableEvent ? cause : unavailable(cause));
 
 /** IMMEDIATE takes the write lock at once, so the checkpoint read inside cannot go stale before the write. */
 export const inWriteTransaction = <A>(db: DatabaseSync, body: () => A): A => {
@@ -110,7 +113,7 @@ export const makeSqliteProjection = (context: SqliteProjectionContext, definitio
           if (last === undefined || last.globalPosition <= checkpoint.read()) return;
           inWriteTransaction(db, () => applyPast(definition, write, checkpoint, events));
         },
-        catch: unavailable,
+        catch: applyFailed,
       }),
     rebuild: (events) =>
       Effect.acquireUseRelease(
@@ -128,7 +131,7 @@ export const makeSqliteProjection = (context: SqliteProjectionContext, definitio
               catch: unavailable,
             });
             yield* Stream.runForEachArray(events, (page) =>
-              Effect.try({ try: () => void applyPast(definition, rebuildWrite, rebuildCheckpoint, page), catch: unavailable }),
+              Effect.try({ try: () => void applyPast(definition, rebuildWrite, rebuildCheckpoint, page), catch: applyFailed }),
             );
             return yield* Effect.try({
               try: () => {

@@ -1,5 +1,5 @@
-import { Data, Effect, Result, Schema, SchemaIssue } from "effect";
-import type { JsonObject, NewEvent, RecordedEvent } from "../../ports/event-store.ts";
+import { Effect, Result, Schema, SchemaIssue } from "effect";
+import { type JsonObject, type NewEvent, type RecordedEvent, UndecodableEvent } from "../../ports/event-store.ts";
 
 /**
  * Events outlive the code that wrote them, so a stored event is decoded, never cast: each stream
@@ -7,19 +7,6 @@ import type { JsonObject, NewEvent, RecordedEvent } from "../../ports/event-stor
  * an upcaster turns each older version's data into the next, up to the current one.
  */
 export const SCHEMA_VERSION_METADATA_KEY = "schemaVersion";
-
-/** A stored event that no upcaster and no Schema of its stream can read: named by stream and revision. */
-export class UndecodableEvent extends Data.TaggedError("UndecodableEvent")<{
-  readonly streamName: string;
-  readonly revision: number;
-  readonly eventId: string;
-  readonly type: string;
-  readonly problem: string;
-}> {
-  override get message(): string {
-    return `event ${this.revision} of stream ${this.streamName} (${this.type}, id ${this.eventId}) does not decode: ${this.problem}`;
-  }
-}
 
 /** Turns one version's data into the next version's. */
 export type Upcaster = (data: JsonObject) => JsonObject;
@@ -63,7 +50,14 @@ export const makeEventCodec = <Event extends { readonly type: string; readonly d
   const decodeResult = (recorded: RecordedEvent): Result.Result<Event, UndecodableEvent> => {
     const fail = (problem: string) =>
       Result.fail(
-        new UndecodableEvent({ streamName: recorded.streamName, revision: recorded.streamRevision, eventId: recorded.eventId, type: recorded.type, problem }),
+        new UndecodableEvent({
+          streamName: recorded.streamName,
+          revision: recorded.streamRevision,
+          globalPosition: recorded.globalPosition,
+          eventId: recorded.eventId,
+          type: recorded.type,
+          problem,
+        }),
       );
     const stored = versionOf(recorded.metadata);
     if (stored === undefined) return fail(`schema version ${JSON.stringify(recorded.metadata[SCHEMA_VERSION_METADATA_KEY])} is not a version`);

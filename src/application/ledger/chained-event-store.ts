@@ -1,6 +1,6 @@
 import { Effect } from "effect";
-import type { DependencyUnavailable } from "../../ports/errors.ts";
-import { ConcurrencyConflict, type EventStoreShape, type ExpectedRevision, type NewEvent, NO_STREAM } from "../../ports/event-store.ts";
+import { DependencyUnavailable } from "../../ports/errors.ts";
+import { ConcurrencyConflict, type EventStoreShape, type ExpectedRevision, type NewEvent, NO_STREAM, type UndecodableEvent } from "../../ports/event-store.ts";
 import { CHAIN_METADATA_KEY, chainLinkOf, chainText, GENESIS } from "./event-chain.ts";
 
 export interface ChainedEventStoreOptions {
@@ -44,8 +44,12 @@ export const chainedEventStore = (inner: EventStoreShape, options: ChainedEventS
         const event = events[0];
         return event?.streamRevision === revision ? (chainLinkOf(event.metadata)?.mac ?? GENESIS) : GENESIS;
       }),
+      Effect.catchTag("UndecodableEvent", cannotLink),
     );
   };
+
+  /** A head that cannot be read cannot be linked to: the stream takes no appends until the row is repaired (itsctl audit names it). */
+  const cannotLink = (unreadable: UndecodableEvent) => Effect.fail(new DependencyUnavailable({ dependency: "event store: a stream head", cause: unreadable }));
 
   const link = (streamName: string, after: number, prev: string, events: ReadonlyArray<NewEvent>) => {
     let previous = prev;
@@ -75,8 +79,9 @@ export const chainedEventStore = (inner: EventStoreShape, options: ChainedEventS
   const appendAnywhere = (streamName: string, events: ReadonlyArray<NewEvent>) =>
     Effect.gen(function* () {
       const known = heads.get(streamName)?.revision ?? 0;
-      const tail = yield* inner.readStream(streamName, { fromRevision: Math.max(known, 0) });
-      const head = tail.at(-1)?.streamRevision ?? (known > 0 ? (yield* inner.readStream(streamName)).at(-1)?.streamRevision : undefined);
+      const readFrom = (fromRevision: number) => inner.readStream(streamName, { fromRevision }).pipe(Effect.catchTag("UndecodableEvent", cannotLink));
+      const tail = yield* readFrom(Math.max(known, 0));
+      const head = tail.at(-1)?.streamRevision ?? (known > 0 ? (yield* readFrom(0)).at(-1)?.streamRevision : undefined);
       return yield* appendAt(streamName, events, head ?? NO_STREAM);
     }).pipe(Effect.retry({ while: (error) => error instanceof ConcurrencyConflict, times: 100 }));
 

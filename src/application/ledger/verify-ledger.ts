@@ -1,8 +1,7 @@
 import { Effect, Result } from "effect";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
-import { EventStore, type RecordedEvent } from "../../ports/event-store.ts";
+import { EventStore, type EventStoreShape, type RecordedEvent, UndecodableEvent } from "../../ports/event-store.ts";
 import { LedgerCrypto } from "../../ports/ledger-crypto.ts";
-import type { UndecodableEvent } from "../events/event-codec.ts";
 import { LEDGER_SEAL_STREAM, ledgerEventCodec, sealStatement } from "../events/ledger-events.ts";
 import { type ChainLink, chainLinkOf, GENESIS, linkIsGenuine } from "./event-chain.ts";
 import { merkleRoot, type StreamHead } from "./merkle.ts";
@@ -129,6 +128,30 @@ const judge = (streamName: string, check: StreamCheck, entries: ReadonlyArray<En
   return undefined;
 };
 
+/**
+ * The next page of the walk; should a row in it not read as an event, the events before that row
+ * and the row's error, so the walk can name it and go on past it.
+ */
+const readPage = (store: EventStoreShape, after: number) =>
+  store.readAll({ after, limit: PAGE }).pipe(
+    Effect.map((page): { page: ReadonlyArray<RecordedEvent>; unreadable?: UndecodableEvent } => ({ page })),
+    Effect.catchTag("UndecodableEvent", () =>
+      Effect.gen(function* () {
+        // Only a damaged page is read one event at a time, up to its first unreadable row.
+        const page: Array<RecordedEvent> = [];
+        for (let cursor = after; page.length < PAGE;) {
+          const next = yield* store.readAll({ after: cursor, limit: 1 }).pipe(Effect.catchTag("UndecodableEvent", (unreadable) => Effect.succeed(unreadable)));
+          if (next instanceof UndecodableEvent) return { page, unreadable: next };
+          const event = next[0];
+          if (event === undefined) break;
+          page.push(event);
+          cursor = event.globalPosition;
+        }
+        return { page };
+      }),
+    ),
+  );
+
 export interface VerifyOptions {
   /** An exported seal to hold the store to, instead of the latest seal in the store. */
   readonly seal?: ExportedSeal;
@@ -178,14 +201,18 @@ export const verifyLedger = (
     let events = 0;
     let unchainedEvents = 0;
     let chainedFrom: number | null = null;
+    const checkOf = (streamName: string): StreamCheck => {
+      let check = checks.get(streamName);
+      if (check === undefined) checks.set(streamName, (check = { next: 0, lastMac: GENESIS, last: -1, suspect: undefined, damage: undefined }));
+      return check;
+    };
     let after = 0;
     for (;;) {
-      const page = yield* store.readAll({ after, limit: PAGE });
-      if (page.length === 0) break;
+      const { page, unreadable } = yield* readPage(store, after);
+      if (page.length === 0 && unreadable === undefined) break;
       for (const event of page) {
         events++;
-        let check = checks.get(event.streamName);
-        if (check === undefined) checks.set(event.streamName, (check = { next: 0, lastMac: GENESIS, last: -1, suspect: undefined, damage: undefined }));
+        const check = checkOf(event.streamName);
         check.last = Math.max(check.last, event.streamRevision);
         const link = chainLinkOf(event.metadata);
         if (link === undefined && chainedFrom === null) unchainedEvents++;
@@ -213,7 +240,23 @@ export const verifyLedger = (
           check.suspect = [entry];
         }
       }
-      after = page.at(-1)!.globalPosition;
+      after = page.at(-1)?.globalPosition ?? after;
+      if (unreadable !== undefined) {
+        // A row that does not read as an event was changed by hand: its stream is damaged there, and the walk goes on past it.
+        events++;
+        const check = checkOf(unreadable.streamName);
+        check.last = Math.max(check.last, unreadable.revision);
+        if (check.damage === undefined) {
+          check.damage = {
+            streamName: unreadable.streamName,
+            revision: unreadable.revision,
+            kind: "edited",
+            detail: `the row does not read as an event: ${unreadable.problem}`,
+          };
+          damage.push(check.damage);
+        }
+        after = unreadable.globalPosition;
+      }
     }
 
     for (const [streamName, check] of checks) {

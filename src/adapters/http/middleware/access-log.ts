@@ -1,6 +1,12 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
 
+/** A request's line: at level error for a 5xx, else info. Requests refused outside the app (servers.ts) write theirs here too. */
+export const logRequest = (logger: Logger, line: { readonly status: number } & Record<string, unknown>): void => {
+  if (line.status >= 500) logger.error(line, "request failed");
+  else logger.info(line, "request");
+};
+
 /**
  * One line per request, written when the response is finished: the one place a request is logged,
  * failures included (their code, and for a 5xx the cause, at level error).
@@ -24,7 +30,6 @@ export const accessLog =
         ip: ctx.ip,
         ...(ctx.state.failure ? { error: ctx.state.failure.code, cause: ctx.state.failure.cause } : {}),
       };
-      if (ctx.status >= 500) logger.error(line, "request failed");
-      else logger.info(line, "request");
+      logRequest(logger, line);
     }
   };

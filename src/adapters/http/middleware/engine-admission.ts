@@ -1,5 +1,7 @@
 import type { Middleware } from "koa";
+import { EngineBusy } from "../../../ports/errors.ts";
 import type { AdmissionBudget } from "../admission-budget.ts";
+import { errorResponseOf } from "../error-response.ts";
 import { sendError } from "../respond.ts";
 
 /**
@@ -26,12 +28,8 @@ export const engineAdmission =
     if (declared !== undefined && declared > maxBodyBytes) return next();
     const release = budget.tryTake((declared ?? maxBodyBytes) * BODY_MEMORY_FACTOR);
     if (release === undefined) {
-      return sendError(ctx, {
-        status: 503,
-        code: "SERVICE_UNAVAILABLE",
-        message: "The engines are busy with as much work as this instance can hold; retry shortly.",
-        headers: { "Retry-After": String(budget.retryAfterSeconds()) },
-      });
+      // The engines are full to what this instance can hold: the engines' own refusal, from the catalog.
+      return sendError(ctx, errorResponseOf(new EngineBusy({ retryAfterSeconds: budget.retryAfterSeconds() })));
     }
     try {
       await next();
