@@ -45,7 +45,7 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   app.use(securityHeaders());
   app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendSuccess(ctx, HealthResponse, { status: "ok" }) : next()));
   app.use(auditRoutes({ run: options.run, operatorToken: options.operatorToken }).routes());
-  app.use(consoleRoutes({ run: options.run, logger: options.logger, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
+  app.use(consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
   app.use(api.routes());
   app.use(async (ctx) => {
     const matched = api.match(ctx.path, ctx.method);

@@ -26,7 +26,8 @@ const encodeError = Schema.encodeSync(ErrorBody(undefined));
 export const errorBody = (error: ErrorResponse) =>
   encodeError({ success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
 
-const describeCause = (cause: unknown): string =>
+/** A cause as the access log writes it for a 5xx. */
+export const describeCause = (cause: unknown): string =>
   Cause.isCause(cause) ? Cause.pretty(cause) : cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
 
 export const sendError = (ctx: Context, error: ErrorResponse, cause?: unknown): void => {

@@ -1,7 +1,6 @@
 import Router from "@koa/router";
 import { Cause, type Effect, Exit } from "effect";
 import type { Context, Middleware } from "koa";
-import type { Logger } from "pino";
 import { createKey, deleteKey } from "../../../application/accounts.ts";
 import { consoleView } from "../../../application/console-view.ts";
 import {
@@ -17,9 +16,12 @@ import {
   signOut,
 } from "../../../application/holder-access.ts";
 import { KEY_ID_PATTERN } from "../../../domain/api-key.ts";
+import type { DependencyUnavailable } from "../../../ports/errors.ts";
 import type { PasswordHasher } from "../../../ports/password-hasher.ts";
 import type { AppServices } from "../app-services.ts";
 import type { RunEffect } from "../effect-runner.ts";
+import { ERROR_CATALOG, errorResponseOf, INTERNAL_ERROR } from "../error-response.ts";
+import { describeCause } from "../respond.ts";
 import { CONSOLE_ASSETS } from "./console-assets.ts";
 import { deleteKeyPage, keysPage, messagePage, newKeyPage, overviewPage, requestsPage, setPasswordPage, signInPage } from "./console-pages.ts";
 import { clearCookie, NEW_KEY_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "./cookies.ts";
@@ -28,7 +30,6 @@ import { NEW_KEY_FLASH_SECONDS, openNewKey, sealNewKey } from "./new-key-flash.t
 
 export interface ConsoleRoutesOptions {
   readonly run: RunEffect<AppServices | PasswordHasher>;
-  readonly logger: Logger;
   /** Forms are accepted only from this origin. */
   readonly publicBaseUrl: string;
   /** Seals the one-time cookie that carries a new key's secret to its page. */
@@ -60,7 +61,7 @@ const consoleHeaders: Middleware = async (ctx, next) => {
 type Failure = { readonly _tag: string; readonly code?: string; readonly message?: string; readonly retryAfterSeconds?: number };
 
 export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
-  const { run, logger, cookieKey } = options;
+  const { run, cookieKey } = options;
   const origin = new URL(options.publicBaseUrl).origin;
   const router = new Router({ prefix: "/console" });
   router.use(consoleHeaders);
@@ -75,9 +76,10 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
     ctx.set("Location", location);
     ctx.body = "";
   };
+  /** A 5xx page; the access log writes its one line, at level error, with the cause. */
   const serverFault = (ctx: Context, cause: unknown) => {
-    logger.error({ requestId: ctx.state.requestId, cause: String(cause) }, "console request failed");
-    send(ctx, 500, messagePage("Something went wrong", `Please try again. Reference: ${String(ctx.state.requestId ?? "")}.`));
+    ctx.state.failure = { code: INTERNAL_ERROR.code, cause: describeCause(cause) };
+    send(ctx, INTERNAL_ERROR.status, messagePage("Something went wrong", `Please try again. Reference: ${String(ctx.state.requestId ?? "")}.`));
   };
 
   /** The use case's value, or its failure (a declared error) for the handler to map; defects become a 500 page. */
@@ -89,9 +91,11 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
     if (Exit.isSuccess(exit)) return { ok: true, value: exit.value };
     const failure = exit.cause.reasons.find(Cause.isFailReason)?.error as Failure | undefined;
     if (failure?._tag === "DependencyUnavailable") {
-      ctx.set("Retry-After", "5");
-      send(ctx, 503, messagePage("Temporarily unavailable", "The service cannot reach one of its stores right now. Please try again in a moment."));
-      logger.warn({ requestId: ctx.state.requestId, cause: String(exit.cause) }, "console request: dependency unavailable");
+      // The API's catalog gives the status and Retry-After; the page is the console's own.
+      const response = errorResponseOf(failure as DependencyUnavailable);
+      for (const [name, value] of Object.entries(response.headers ?? {})) ctx.set(name, value);
+      ctx.state.failure = { code: response.code, cause: describeCause(exit.cause) };
+      send(ctx, response.status, messagePage("Temporarily unavailable", "The service cannot reach one of its stores right now. Please try again in a moment."));
       return undefined;
     }
     if (failure === undefined) {
@@ -299,7 +303,7 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
       if (result.failure.code === "KEY_LIMIT_REACHED") {
         // The decider's reason ("an account may hold at most N keys"), as a sentence, and what to do.
         const reason = result.failure.message ?? "this account holds as many keys as it may";
-        return retry(409, `${reason.charAt(0).toUpperCase()}${reason.slice(1)}. Delete a key before you make another.`);
+        return retry(ERROR_CATALOG.CommandRejected.status, `${reason.charAt(0).toUpperCase()}${reason.slice(1)}. Delete a key before you make another.`);
       }
       return serverFault(ctx, result.failure);
     }
