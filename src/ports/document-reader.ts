@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect";
-import type { DependencyUnavailable, EngineTimeout, ImageTooLarge, InvalidImage } from "./errors.ts";
+import type { DependencyUnavailable, EngineBusy, EngineTimeout, ImageTooLarge, InvalidImage } from "./errors.ts";
 import type { ValidatedImage } from "./image.ts";
 
 /**
@@ -9,7 +9,7 @@ import type { ValidatedImage } from "./image.ts";
  * so that its quota can be reserved for every page; an image is read only after its quota unit
  * is reserved, as on every route.
  */
-export type PageFailure = InvalidImage | ImageTooLarge | EngineTimeout | DependencyUnavailable;
+export type PageFailure = InvalidImage | ImageTooLarge | EngineBusy | EngineTimeout | DependencyUnavailable;
 
 export interface OpenedDocument {
   readonly format: "pdf" | "tiff";

@@ -172,6 +172,48 @@ describe("POST /api/ocr with BMP and PBM images", () => {
   });
 });
 
+describe("hostile PDFs", () => {
+  /** As large as MAX_IMAGE_BYTES (10 MiB) allows: `%PDF-1.7` and then `unit` over and over. */
+  const filled = (unit: string) => {
+    const bytes = Buffer.alloc(10 * 2 ** 20, unit, "latin1");
+    bytes.write("%PDF-1.7\n", 0, "latin1");
+    return new Uint8Array(bytes);
+  };
+
+  it(
+    "refuses, within a second each and with /healthz answering, malformed PDFs at the size limit (one keeps PDFium busy for minutes) and a PDF of 1000 pages",
+    async () => {
+      const key = (await provisionAccount(service.env, "pro")).keys[0]!.key;
+      const cases: Array<[string, Uint8Array, number, RegExp]> = [
+        // Every stream claims more bytes than the file has: PDFium scans to the end for each one (minutes).
+        ["10 MiB of unterminated streams", filled("1 0 obj<</Length 99999999>>stream\n"), 422, /damaged/],
+        ["10 MiB of nested arrays", filled("["), 422, /damaged/],
+        ["10 MiB of objects without a cross-reference table", filled("1 0 obj << /Type /Page >> endobj\n"), 422, /damaged/],
+        ["a well-formed PDF of 1000 pages", await pdfOf(1000), 413, /1000 pages/],
+      ];
+      const timings: Array<string> = [];
+      for (const [what, bytes, status, message] of cases) {
+        const watch = watchHealthz(service.client);
+        const started = performance.now();
+        const reply = await ocr(key, bytes);
+        const ms = performance.now() - started;
+        const health = await watch.stop();
+        timings.push(`${what}: ${Math.round(ms)} ms (/healthz longest ${Math.round(health.longestMs)} ms)`);
+        expect(reply.status, what).toBe(status);
+        expect(reply.json.error.message, what).toMatch(message);
+        expect(ms, what).toBeLessThan(1000);
+        expect(health.longestMs, what).toBeLessThan(250);
+      }
+      console.log(`hostile PDFs, whole request: ${timings.join("; ")}`);
+      // The thread stopped for the first one is started afresh for the next document.
+      const good = await ocr(key, await pdfOf(pages.slice(0, 1)));
+      expect(good.status, JSON.stringify(good.json)).toBe(200);
+      expect(await used(key)).toBe(1);
+    },
+    slowMs,
+  );
+});
+
 describe("large inputs", () => {
   it(
     "unpacks a 24-megapixel PBM and draws a poster-sized PDF page off the event loop: /healthz keeps answering",

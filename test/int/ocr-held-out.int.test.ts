@@ -119,5 +119,7 @@ describe("held-out pages", () => {
     );
     for (const row of rows) expect(row.ours, row.name).toBeLessThanOrEqual(row.native + allowedExcessPoints);
     expect(auto.json.data.language).toBe("chi_tra");
+    // Found by itself, the language must read the page as well as when it is named.
+    expect(rows.at(-1)!.auto, "traditional Chinese with auto").toBeLessThanOrEqual(rows.at(-1)!.native + allowedExcessPoints);
   }, 600_000);
 });

@@ -8,7 +8,9 @@ import { looksLikeBmp, readBmpHeader } from "../image/bmp-decoding.ts";
 import { looksLikePnm, readPnmHeader } from "../image/pnm-decoding.ts";
 import type { HeaderReading, RawRaster } from "../image/raw-raster.ts";
 import { sniffImageFormat } from "../image/sniff-image-format.ts";
+import { makeEngineCapacity } from "../engine-capacity.ts";
 import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThread } from "./document-thread-client.ts";
+import type { DocumentJobResult } from "./document-thread.ts";
 import type { RenderedPage } from "./pdfium-documents.ts";
 
 export interface DocumentReaderOptions {
@@ -26,8 +28,13 @@ export interface DocumentReaderOptions {
  */
 const pdfDpi = 300;
 const pdfPagePixels = 16_000_000;
-/** Opening a PDF and counting its pages takes milliseconds; one that takes longer is refused, not waited on. */
-const pdfInspectDeadlineMs = 3000;
+/**
+ * Opening a well-formed PDF and counting its pages takes milliseconds (a 1000-page one ~20 ms);
+ * PDFium takes longer only to repair a broken file, and some broken files (10 MiB of unclosed
+ * streams) keep it busy for minutes. One that is not open within this time is refused, so that
+ * the whole request answers 422 within a second (issue 14).
+ */
+const pdfInspectDeadlineMs = 600;
 /** The thread (with PDFium's memory) stops this long after its last job. */
 const threadIdleMs = 60_000;
 
@@ -58,31 +65,41 @@ const tooManyPages = (format: string, pages: number, maxPages: number) =>
 export const makeDocumentReader = (inspector: ImageInspectorShape, thread: DocumentThread, options: DocumentReaderOptions): DocumentReaderShape => {
   const { maxPages, maxPixels, deadlineMs } = options;
   const engineTimeout = () => new EngineTimeout({ deadlineMs });
+  /**
+   * The thread is an engine like the others: its jobs wait behind the shared engine capacity
+   * (one slot: the thread runs one job at a time), which refuses with EngineBusy what could not
+   * finish within the deadline, so the thread never has a line of its own and a job's time
+   * limit counts from when it starts.
+   */
+  const capacity = makeEngineCapacity({ concurrency: 1, deadlineMs });
+  const onThread = <R extends DocumentJobResult>(job: Parameters<DocumentThread["run"]>[0], limitMs: number, failure: (error: unknown) => PageFailure) =>
+    capacity.run(Effect.tryPromise({ try: () => thread.run<R>(job, limitMs), catch: failure }));
 
   /** BMP and PNM: the header is read and bounded here, the pixels unpacked in the thread. */
   const bitmap = <H>(kind: "bmp" | "pnm", bytes: Uint8Array, reading: HeaderReading<H>) =>
     Effect.gen(function* () {
       if (!reading.ok) return yield* new InvalidImage({ message: reading.message });
       const job = { kind, bytes, header: reading.header } as Parameters<DocumentThread["run"]>[0];
-      const raster = yield* Effect.tryPromise({ try: () => thread.run<RawRaster>(job, deadlineMs), catch: threadFailure(kind, engineTimeout) });
+      const raster = yield* onThread<RawRaster>(job, deadlineMs, threadFailure(kind, engineTimeout));
       const png = yield* Effect.tryPromise({ try: () => pngOf(raster), catch: (cause) => new DependencyUnavailable({ dependency: "sharp", cause }) });
       return asValidated(png, raster.width, raster.height);
     });
 
   const pdf = (bytes: Uint8Array) =>
     Effect.gen(function* () {
-      const { pages } = yield* Effect.tryPromise({
-        try: () => thread.run<{ pages: number }>({ kind: "pdf-inspect", bytes }, pdfInspectDeadlineMs),
-        catch: threadFailure("pdf", () => new InvalidImage({ message: `the PDF could not be opened within ${pdfInspectDeadlineMs / 1000} s` })),
-      });
+      const { pages } = yield* onThread<{ pages: number }>(
+        { kind: "pdf-inspect", bytes },
+        pdfInspectDeadlineMs,
+        threadFailure("pdf", () => new InvalidImage({ message: `the PDF is damaged: it could not be opened within ${pdfInspectDeadlineMs} ms` })),
+      );
       if (pages > maxPages) return yield* tooManyPages("PDF", pages, maxPages);
       const page = (index: number) =>
         Effect.gen(function* () {
-          const rendered = yield* Effect.tryPromise({
-            try: () =>
-              thread.run<RenderedPage>({ kind: "pdf-render", bytes, page: index, dpi: pdfDpi, maxPixels: Math.min(maxPixels, pdfPagePixels) }, deadlineMs),
-            catch: threadFailure("pdf", engineTimeout),
-          });
+          const rendered = yield* onThread<RenderedPage>(
+            { kind: "pdf-render", bytes, page: index, dpi: pdfDpi, maxPixels: Math.min(maxPixels, pdfPagePixels) },
+            deadlineMs,
+            threadFailure("pdf", engineTimeout),
+          );
           const png = yield* Effect.tryPromise({ try: () => pngOf(rendered), catch: (cause) => new DependencyUnavailable({ dependency: "sharp", cause }) });
           return asValidated(png, rendered.width, rendered.height);
         });

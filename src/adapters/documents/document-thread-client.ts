@@ -3,11 +3,17 @@ import type { DocumentJob, DocumentJobResult, DocumentThreadMessage } from "./do
 
 /**
  * The event loop's side of the document thread. The thread starts with the first job and stops
- * after `idleMs` without one, so an idle service holds neither it nor PDFium's memory. A job past
- * its deadline terminates the thread (WebAssembly cannot be interrupted otherwise); the jobs it
- * held fail with it, and the next job starts a fresh thread.
+ * after `idleMs` without one, so an idle service holds neither it nor PDFium's memory. It runs
+ * one job at a time, handed over by the caller's engine capacity (one slot), so a job's deadline
+ * counts from when it starts: a job past it terminates the thread (WebAssembly cannot be
+ * interrupted otherwise) and fails alone; the next job starts a fresh thread.
  */
 const threadUrl = new URL("./document-thread.ts", import.meta.url);
+/**
+ * How long a job may wait for the thread to say it has started it: a fresh thread loads its code
+ * and PDFium first. The job's own deadline counts from that word.
+ */
+const threadStartMs = 5000;
 
 /** The client's file cannot be used; the message says why, for the client. */
 export class DocumentRefused extends Error {
@@ -22,6 +28,8 @@ export class DocumentJobTimeout extends Error {
 type Job = DocumentJob extends infer J ? (J extends DocumentJob ? Omit<J, "id"> : never) : never;
 
 interface Pending {
+  /** The thread has begun the job: its deadline starts now. */
+  readonly started: () => void;
   readonly resolve: (result: DocumentJobResult) => void;
   readonly reject: (error: Error) => void;
 }
@@ -55,6 +63,7 @@ export const documentThread = (options: { readonly idleMs: number }): DocumentTh
     started.on("exit", (code) => worker === started && stop(new Error(`the document thread exited with code ${code}`)));
     started.on("message", (message: DocumentThreadMessage) => {
       const job = pending.get(message.id);
+      if (message.kind === "started") return job?.started();
       pending.delete(message.id);
       if (message.kind === "done") job?.resolve(message.result);
       else job?.reject(message.kind === "refused" ? new DocumentRefused(message.message) : new Error(message.message));
@@ -67,17 +76,24 @@ export const documentThread = (options: { readonly idleMs: number }): DocumentTh
   return {
     run: <R extends DocumentJobResult>(job: Job, deadlineMs: number) => {
       if (closed) return Promise.reject(new Error("the document thread is closed"));
+      if (pending.size > 0) return Promise.reject(new Error("the document thread runs one job at a time"));
       clearTimeout(idleTimer);
       const thread = current();
       const id = nextId++;
       return new Promise<R>((resolve, reject) => {
-        const deadline = setTimeout(() => {
-          if (!pending.has(id)) return;
-          pending.delete(id);
-          reject(new DocumentJobTimeout(`the ${job.kind} job ran past ${deadlineMs} ms`));
-          stop(new Error("the document thread was stopped: another job ran past its deadline"));
-        }, deadlineMs);
+        let deadline: NodeJS.Timeout | undefined;
+        const arm = (ms: number) => {
+          clearTimeout(deadline);
+          deadline = setTimeout(() => {
+            if (!pending.has(id)) return;
+            pending.delete(id);
+            reject(new DocumentJobTimeout(`the ${job.kind} job ran past ${deadlineMs} ms`));
+            stop(new Error("the document thread was stopped: another job ran past its deadline"));
+          }, ms);
+        };
+        arm(threadStartMs + deadlineMs);
         pending.set(id, {
+          started: () => arm(deadlineMs),
           resolve: (result) => {
             clearTimeout(deadline);
             resolve(result as R);

@@ -2,7 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { type BmpHeader, decodeBmpPixels } from "../image/bmp-decoding.ts";
 import { decodePnmPixels, type PnmHeader } from "../image/pnm-decoding.ts";
 import type { RawRaster } from "../image/raw-raster.ts";
-import { inspectPdf, type RenderedPage, renderPdfPage, UnreadableDocument } from "./pdfium-documents.ts";
+import { inspectPdf, loadPdfium, type RenderedPage, renderPdfPage, UnreadableDocument } from "./pdfium-documents.ts";
 
 /**
  * The thread where client files are unpacked pixel by pixel (BMP, PNM) and PDFs are parsed and
@@ -19,6 +19,8 @@ export type DocumentJob =
 export type DocumentJobResult = RawRaster | RenderedPage | { readonly pages: number };
 
 export type DocumentThreadMessage =
+  /** The job begins now (PDFium loaded, for a PDF job): its deadline counts from here. */
+  | { readonly kind: "started"; readonly id: number }
   | { readonly kind: "done"; readonly id: number; readonly result: DocumentJobResult }
   /** The client's file cannot be used: the message is for the client. */
   | { readonly kind: "refused"; readonly id: number; readonly message: string }
@@ -40,14 +42,20 @@ const run = async (job: DocumentJob): Promise<DocumentJobResult> => {
 const port = parentPort;
 if (port !== null) {
   port.on("message", (job: DocumentJob) => {
-    run(job).then(
-      (result) => port.postMessage({ kind: "done", id: job.id, result } satisfies DocumentThreadMessage),
-      (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
-        // Our own decoders throw plain Errors only for malformed pixel data: the client's file too.
-        const refused = error instanceof UnreadableDocument || job.kind === "bmp" || job.kind === "pnm";
-        port.postMessage({ kind: refused ? "refused" : "failed", id: job.id, message } satisfies DocumentThreadMessage);
-      },
-    );
+    const ready = job.kind === "pdf-inspect" || job.kind === "pdf-render" ? loadPdfium().then(() => undefined) : Promise.resolve();
+    ready
+      .then(() => {
+        port.postMessage({ kind: "started", id: job.id } satisfies DocumentThreadMessage);
+        return run(job);
+      })
+      .then(
+        (result) => port.postMessage({ kind: "done", id: job.id, result } satisfies DocumentThreadMessage),
+        (error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          // Our own decoders throw plain Errors only for malformed pixel data: the client's file too.
+          const refused = error instanceof UnreadableDocument || job.kind === "bmp" || job.kind === "pnm";
+          port.postMessage({ kind: refused ? "refused" : "failed", id: job.id, message } satisfies DocumentThreadMessage);
+        },
+      );
   });
 }

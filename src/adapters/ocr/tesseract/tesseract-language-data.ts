@@ -1,4 +1,5 @@
-import { mkdtemp, open, symlink } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { access, mkdtemp, open, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -8,7 +9,9 @@ import { type OcrLanguage, ocrLanguages } from "../../../ports/ocr-engine.ts";
 /**
  * Where tesseract.js finds its code and models: all inside node_modules, never a CDN.
  * - traineddata: the `4.0.0_best_int` folder of each `@tesseract.js-data/<lang>` package (LSTM
- *   only, integer weights: the quick variant), read gzipped, never cached to disk. A worker of
+ *   only, integer weights: the quick variant), read gzipped, never cached to disk; a package
+ *   without that folder (`tgl`) has its `4.0.0` model read instead, which holds an LSTM model
+ *   too. A worker of
  *   one language reads its package's folder; tesseract.js reads languages read together
  *   (`eng+deu`) from one folder, so those come from a private folder of links to the packages'
  *   files, made once per process;
@@ -24,9 +27,31 @@ export const modelKey = (model: TesseractModel): string => (model === "osd" ? "o
 
 const require = createRequire(import.meta.url);
 
-const dataFolder = (code: OcrLanguage | "osd") =>
-  path.join(path.dirname(require.resolve(`@tesseract.js-data/${code}/package.json`)), code === "osd" ? "4.0.0" : "4.0.0_best_int");
+const packageFolder = (code: OcrLanguage | "osd") => path.dirname(require.resolve(`@tesseract.js-data/${code}/package.json`));
+const dataFolder = (code: OcrLanguage | "osd") => {
+  const quick = path.join(packageFolder(code), "4.0.0_best_int");
+  return code !== "osd" && existsSync(quick) ? quick : path.join(packageFolder(code), "4.0.0");
+};
 const dataFile = (code: OcrLanguage | "osd") => path.join(dataFolder(code), `${code}.traineddata.gz`);
+
+/**
+ * The models of `codes` that are not where they are read from. tesseract.js never settles a
+ * worker whose model is missing (its start waits forever), so a worker is started only for models
+ * that are there, and the service checks every language it offers when it starts.
+ */
+export const missingModels = async (codes: ReadonlyArray<OcrLanguage | "osd">): Promise<ReadonlyArray<string>> => {
+  const missing = await Promise.all(
+    codes.map(async (code) => {
+      try {
+        await access(dataFile(code));
+        return undefined;
+      } catch {
+        return code;
+      }
+    }),
+  );
+  return missing.filter((code) => code !== undefined);
+};
 
 const workerPath = require.resolve("tesseract.js/src/worker-script/node/index.js");
 
@@ -67,9 +92,6 @@ export const workerSetupFor = async (model: TesseractModel): Promise<TesseractWo
       workerPath,
       legacyCore: legacy,
       legacyLang: legacy,
-      // Without a handler tesseract.js rethrows a failed job inside its message listener, which
-      // would crash the process; the job's own promise still rejects and is handled there.
-      errorHandler: () => undefined,
     },
     initConfig: { debug_file: "/dev/null" },
     parameters: parametersFor(model),

@@ -10,7 +10,7 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
-import type { TesseractModel } from "./tesseract-language-data.ts";
+import { missingModels, type TesseractModel } from "./tesseract-language-data.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
 /**
@@ -214,7 +214,12 @@ export const TesseractOcrEngine = {
     const warmSet = warm.map((language): readonly [TesseractModel, number] => [[language], 1]);
     const idleBudgetBytes = options.idleBudgetBytes ?? defaultIdleBudgetBytes;
     const start = Effect.tryPromise({
-      try: () => TesseractWorkerPool.start(warmSet.length === 0 ? [] : [...warmSet, ["osd", 1]], idleBudgetBytes),
+      try: async () => {
+        // Every language offered must be there to load: GET /ocr/languages lists only those.
+        const missing = await missingModels([...languages, "osd"]);
+        if (missing.length > 0) throw new Error(`no tesseract model installed for ${missing.join(", ")}`);
+        return TesseractWorkerPool.start(warmSet.length === 0 ? [] : [...warmSet, ["osd", 1]], idleBudgetBytes);
+      },
       catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
     });
     return Layer.effect(OcrEngine)(

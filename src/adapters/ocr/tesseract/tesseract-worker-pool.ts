@@ -1,5 +1,5 @@
 import { createWorker, type Worker } from "tesseract.js";
-import { estimatedWorkerBytes, modelKey, type TesseractModel, workerSetupFor } from "./tesseract-language-data.ts";
+import { estimatedWorkerBytes, missingModels, modelKey, type TesseractModel, type TesseractWorkerSetup, workerSetupFor } from "./tesseract-language-data.ts";
 
 /**
  * tesseract.js workers, one model each (a language, several read together, or OSD). A worker
@@ -12,6 +12,33 @@ import { estimatedWorkerBytes, modelKey, type TesseractModel, workerSetupFor } f
 export class WorkerStartFailed extends Error {
   override readonly name = "WorkerStartFailed";
 }
+
+/**
+ * Starts a tesseract.js worker. Without an `errorHandler` tesseract.js rethrows a failed job
+ * inside its message listener, which would crash the process (the job's own promise still
+ * rejects and is handled there). A failure to load or initialise the model reaches that handler
+ * only, and the promise of `createWorker` then never settles: the handler fails the start
+ * instead, so that a worker that cannot start never holds an engine slot.
+ */
+export const startWorker = async (setup: TesseractWorkerSetup): Promise<Worker> => {
+  let starting = true;
+  let failStart: (reason: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (failStart = reject));
+  failed.catch(() => undefined);
+  const errorHandler = (error: unknown) => {
+    if (starting) failStart(new Error(String(error)));
+  };
+  try {
+    const worker = await Promise.race([createWorker(setup.langs, setup.oem, { ...setup.options, errorHandler }, setup.initConfig), failed]);
+    await Promise.race([worker.setParameters(setup.parameters), failed]).catch(async (error: unknown) => {
+      await worker.terminate();
+      throw error;
+    });
+    return worker;
+  } finally {
+    starting = false;
+  }
+};
 
 interface IdleWorker {
   readonly key: string;
@@ -57,9 +84,9 @@ export class TesseractWorkerPool {
   private async spawn(model: TesseractModel): Promise<IdleWorker> {
     let worker: Worker;
     try {
-      const { langs, oem, options, initConfig, parameters } = await workerSetupFor(model);
-      worker = await createWorker(langs, oem, options, initConfig);
-      await worker.setParameters(parameters);
+      const missing = await missingModels(model === "osd" ? ["osd"] : model);
+      if (missing.length > 0) throw new Error(`no model for ${missing.join(", ")}`);
+      worker = await startWorker(await workerSetupFor(model));
     } catch (cause) {
       throw new WorkerStartFailed(`tesseract worker for ${modelKey(model)} did not start: ${String(cause)}`, { cause });
     }
@@ -75,7 +102,7 @@ export class TesseractWorkerPool {
     if (this.closed) throw new WorkerStartFailed("the tesseract worker pool is closed");
     const key = modelKey(model);
     const index = this.idle.findIndex((entry) => entry.key === key);
-    const entry = index >= 0 ? this.idle.splice(index, 1)[0]! : await this.spawn(model);
+    const entry = index >= 0 ? this.idle.splice(index, 1)[0]! : await this.spawnUnless(signal, model);
     const { worker } = entry;
     this.busy.add(worker);
     const onAbort = () => {
@@ -93,6 +120,36 @@ export class TesseractWorkerPool {
       signal.removeEventListener("abort", onAbort);
       if (this.busy.delete(worker)) this.release(entry);
     }
+  }
+
+  /**
+   * A new worker of `model`, unless `signal` fires first: then the call rejects at once with the
+   * signal's reason (the caller's deadline holds while a model loads), and the worker, once
+   * started, is kept idle for the next request like any other.
+   */
+  private spawnUnless(signal: AbortSignal, model: TesseractModel): Promise<IdleWorker> {
+    const spawned = this.spawn(model);
+    return new Promise<IdleWorker>((resolve, reject) => {
+      const onAbort = () => {
+        reject(signal.reason);
+        spawned.then(
+          (entry) => this.release(entry),
+          () => undefined,
+        );
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      spawned.then(
+        (entry) => {
+          signal.removeEventListener("abort", onAbort);
+          if (signal.aborted) return;
+          resolve(entry);
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** Keeps the worker idle, most recently used, and drops the least recently used beyond the budget (never the last one). */
