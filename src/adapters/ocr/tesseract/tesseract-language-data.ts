@@ -11,10 +11,9 @@ import { type OcrLanguage, ocrLanguages } from "../../../ports/ocr-engine.ts";
  * - traineddata: the `4.0.0_best_int` folder of each `@tesseract.js-data/<lang>` package (LSTM
  *   only, integer weights: the quick variant), read gzipped, never cached to disk; a package
  *   without that folder (`tgl`) has its `4.0.0` model read instead, which holds an LSTM model
- *   too. A worker of
- *   one language reads its package's folder; tesseract.js reads languages read together
- *   (`eng+deu`) from one folder, so those come from a private folder of links to the packages'
- *   files, made once per process;
+ *   too. tesseract.js reads every language of a worker from one folder, so LSTM workers read a
+ *   private folder of links to the packages' files, made once per process: any of them can load
+ *   any language (`eng+deu` too), and an idle worker can be given another language;
  * - the orientation-and-script model `osd` needs the legacy engine, so its package's `4.0.0`
  *   folder and the legacy core;
  * - the worker script is the package's own Node script, which `require`s `tesseract.js-core`
@@ -65,28 +64,26 @@ export interface TesseractWorkerSetup {
   readonly parameters: Readonly<Record<string, string>>;
 }
 
-const cjk: ReadonlyArray<OcrLanguage> = ["jpn", "chi_sim", "chi_tra", "kor"];
-
 /**
  * - PSM 3 (automatic layout analysis, no OSD) is the CLI's default; tesseract.js starts in
  *   PSM 6 (one uniform block), which reads tables and columns as noise.
  * - The CJK models of `4.0.0_best_int` turn on `textord_use_cjk_fp_model` (Debian's models do
- *   not), which cuts paragraphs into fragments read out of order.
+ *   not), which cuts paragraphs into fragments read out of order. It is off by default; it is set
+ *   off for every LSTM model, so that a worker given another language never keeps a CJK model's.
  */
 const parametersFor = (model: TesseractModel): Record<string, string> => ({
   tessedit_pageseg_mode: PSM.AUTO,
-  ...(model !== "osd" && model.some((language) => cjk.includes(language)) ? { textord_use_cjk_fp_model: "0" } : {}),
+  ...(model === "osd" ? {} : { textord_use_cjk_fp_model: "0" }),
 });
 
 export const workerSetupFor = async (model: TesseractModel): Promise<TesseractWorkerSetup> => {
   const legacy = model === "osd";
   const codes: ReadonlyArray<OcrLanguage | "osd"> = legacy ? ["osd"] : model;
-  const single = codes.length === 1 ? codes[0] : undefined;
   return {
     langs: codes.join("+"),
     oem: legacy ? OEM.TESSERACT_ONLY : OEM.LSTM_ONLY,
     options: {
-      langPath: single === undefined ? await combinedFolder() : dataFolder(single),
+      langPath: legacy ? dataFolder("osd") : await combinedFolder(),
       gzip: true,
       cacheMethod: "none",
       workerPath,
