@@ -18,7 +18,8 @@ COPY bin ./bin
 # self-signed certificate: a volume, owned by the unprivileged user the service runs as.
 RUN mkdir /data && chown node:node /data
 VOLUME ["/data"]
-ENV DATA_DIR=/data HOST=0.0.0.0 PORT=8443 HTTP_PORT=8080
+# Two malloc arenas: the OCR and try-on threads otherwise leave memory in arenas of their own (see README, Memory).
+ENV DATA_DIR=/data HOST=0.0.0.0 PORT=8443 HTTP_PORT=8080 MALLOC_ARENA_MAX=2
 USER node
 EXPOSE 8443 8080
 

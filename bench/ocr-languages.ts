@@ -18,6 +18,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { estimatedWorkerBytes } from "../src/adapters/ocr/tesseract/tesseract-language-data.ts";
 import { cerCount, cerPercent } from "../test/support/character-error-rate.ts";
 import { nativeLanguages } from "../test/support/ocr-native-cli.ts";
 import { renderWorldPage, type WorldLanguage, worldLanguages, worldTexts } from "../test/support/ocr-world-corpus.ts";
@@ -95,8 +96,13 @@ try {
     `warm time per page, service / CLI (languages both read): ${(totals.serviceMs / worldLanguages.length).toFixed(0)} ms / ${(totals.nativeMs / Math.max(1, totals.nativeCer.length)).toFixed(0)} ms`,
   );
   console.log(`cold-language first request: median ${median(coldMs).toFixed(0)} ms, max ${Math.max(...coldMs).toFixed(0)} ms`);
+  // The budget: the idle workers within OCR_IDLE_MEMORY_MB, and at most OCR_WORKERS (the cores) busy beside them.
+  const largestWorkerMiB = Math.max(...(await Promise.all(worldLanguages.map((language) => estimatedWorkerBytes([language]))))) / 2 ** 20;
+  const boundMiB = idleRss + idleBudgetMiB + os.availableParallelism() * largestWorkerMiB;
   console.log(
-    `service RSS: idle after start ${idleRss.toFixed(0)} MiB (goal <= 400), peak over the run ${peakRss.toFixed(0)} MiB (idle + ${idleBudgetMiB} MiB idle-worker budget + busy workers)`,
+    `service RSS: idle after start ${idleRss.toFixed(0)} MiB (goal <= 400), peak over the run ${peakRss.toFixed(0)} MiB; ` +
+      `budget: idle + ${idleBudgetMiB} MiB of idle workers + ${os.availableParallelism()} busy × ${largestWorkerMiB.toFixed(0)} MiB = ${boundMiB.toFixed(0)} MiB: ` +
+      (peakRss <= boundMiB ? "within" : "OVER"),
   );
 } finally {
   await service.stop();

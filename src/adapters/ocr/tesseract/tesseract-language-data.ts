@@ -11,9 +11,10 @@ import { type OcrLanguage, ocrLanguages } from "../../../ports/ocr-engine.ts";
  * - traineddata: the `4.0.0_best_int` folder of each `@tesseract.js-data/<lang>` package (LSTM
  *   only, integer weights: the quick variant), read gzipped, never cached to disk; a package
  *   without that folder (`tgl`) has its `4.0.0` model read instead, which holds an LSTM model
- *   too. tesseract.js reads every language of a worker from one folder, so LSTM workers read a
- *   private folder of links to the packages' files, made once per process: any of them can load
- *   any language (`eng+deu` too), and an idle worker can be given another language;
+ *   too. A worker of
+ *   one language reads its package's folder; tesseract.js reads languages read together
+ *   (`eng+deu`) from one folder, so those come from a private folder of links to the packages'
+ *   files, made once per process;
  * - the orientation-and-script model `osd` needs the legacy engine, so its package's `4.0.0`
  *   folder and the legacy core;
  * - the worker script is the package's own Node script, which `require`s `tesseract.js-core`
@@ -64,26 +65,28 @@ export interface TesseractWorkerSetup {
   readonly parameters: Readonly<Record<string, string>>;
 }
 
+const cjk: ReadonlyArray<OcrLanguage> = ["jpn", "chi_sim", "chi_tra", "kor"];
+
 /**
  * - PSM 3 (automatic layout analysis, no OSD) is the CLI's default; tesseract.js starts in
  *   PSM 6 (one uniform block), which reads tables and columns as noise.
  * - The CJK models of `4.0.0_best_int` turn on `textord_use_cjk_fp_model` (Debian's models do
- *   not), which cuts paragraphs into fragments read out of order. It is off by default; it is set
- *   off for every LSTM model, so that a worker given another language never keeps a CJK model's.
+ *   not), which cuts paragraphs into fragments read out of order.
  */
 const parametersFor = (model: TesseractModel): Record<string, string> => ({
   tessedit_pageseg_mode: PSM.AUTO,
-  ...(model === "osd" ? {} : { textord_use_cjk_fp_model: "0" }),
+  ...(model !== "osd" && model.some((language) => cjk.includes(language)) ? { textord_use_cjk_fp_model: "0" } : {}),
 });
 
 export const workerSetupFor = async (model: TesseractModel): Promise<TesseractWorkerSetup> => {
   const legacy = model === "osd";
   const codes: ReadonlyArray<OcrLanguage | "osd"> = legacy ? ["osd"] : model;
+  const single = codes.length === 1 ? codes[0] : undefined;
   return {
     langs: codes.join("+"),
     oem: legacy ? OEM.TESSERACT_ONLY : OEM.LSTM_ONLY,
     options: {
-      langPath: legacy ? dataFolder("osd") : await combinedFolder(),
+      langPath: single === undefined ? await combinedFolder() : dataFolder(single),
       gzip: true,
       cacheMethod: "none",
       workerPath,
@@ -107,16 +110,18 @@ const combinedFolder = (): Promise<string> => {
 };
 
 /**
- * What a worker of `model` is expected to hold, in bytes: the WebAssembly core and its heap,
- * plus the unpacked models (the gzip trailer says their size), which the budget of idle workers
- * is counted in. Measured in this service: ~30 MB for the core and about twice the model size.
+ * What a worker of `model` is expected to hold, in bytes: its thread (a V8 isolate), the
+ * WebAssembly core and its heap, plus the unpacked models (the gzip trailer says their size),
+ * which the budget of idle workers is counted in. Measured as the process's RSS with 1 to 7 idle
+ * workers of 20 languages (Latin, Cyrillic, Greek, CJK): ~60 MiB a worker beside about twice its
+ * model's size (an estimate of 30 MiB let a 256 MiB budget hold 7 workers, ~460 MiB).
  */
 export const estimatedWorkerBytes = async (model: TesseractModel): Promise<number> => {
   const codes: ReadonlyArray<OcrLanguage | "osd"> = model === "osd" ? ["osd"] : model;
   const sizes = await Promise.all(codes.map(unpackedSize));
   return coreBytes + modelFactor * sizes.reduce((sum, size) => sum + size, 0);
 };
-const coreBytes = 30 * 2 ** 20;
+const coreBytes = 60 * 2 ** 20;
 const modelFactor = 2;
 
 const unpackedSize = async (code: OcrLanguage | "osd"): Promise<number> => {

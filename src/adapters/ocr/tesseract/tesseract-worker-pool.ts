@@ -1,5 +1,4 @@
 import { createWorker, type Worker } from "tesseract.js";
-import type { OcrLanguage } from "../../../ports/ocr-engine.ts";
 import { estimatedWorkerBytes, missingModels, modelKey, type TesseractModel, type TesseractWorkerSetup, workerSetupFor } from "./tesseract-language-data.ts";
 
 /**
@@ -7,12 +6,6 @@ import { estimatedWorkerBytes, missingModels, modelKey, type TesseractModel, typ
  * starts on first use of its model (~0.3-1 s, the model read from its npm package) and is kept
  * idle afterwards while the idle workers fit `idleBudgetBytes`, the least recently used dropped
  * first, so that the service holds the languages in use, not all it offers.
- *
- * A model that would not fit beside the idle workers is loaded into the least recently used idle
- * LSTM worker instead of a new one. Stopping a worker thread does not give all its memory back to
- * the system (its allocator's arena stays with the process), so a pool that stopped one worker
- * and started another for each new language grew by tens of MiB per language; reloading keeps
- * the number of threads, and so the process's memory, bounded by the budget.
  *
  * How many run at once is the caller's business (the engine capacity, sized to the cores).
  */
@@ -45,12 +38,6 @@ export const startWorker = async (setup: TesseractWorkerSetup): Promise<Worker> 
   } finally {
     starting = false;
   }
-};
-
-/** tesseract.js never settles a load whose model file is missing: look first. */
-const modelsPresent = async (model: TesseractModel) => {
-  const missing = await missingModels(model === "osd" ? ["osd"] : model);
-  if (missing.length > 0) throw new Error(`no model for ${missing.join(", ")}`);
 };
 
 interface IdleWorker {
@@ -97,7 +84,8 @@ export class TesseractWorkerPool {
   private async spawn(model: TesseractModel): Promise<IdleWorker> {
     let worker: Worker;
     try {
-      await modelsPresent(model);
+      const missing = await missingModels(model === "osd" ? ["osd"] : model);
+      if (missing.length > 0) throw new Error(`no model for ${missing.join(", ")}`);
       worker = await startWorker(await workerSetupFor(model));
     } catch (cause) {
       throw new WorkerStartFailed(`tesseract worker for ${modelKey(model)} did not start: ${String(cause)}`, { cause });
@@ -114,7 +102,7 @@ export class TesseractWorkerPool {
     if (this.closed) throw new WorkerStartFailed("the tesseract worker pool is closed");
     const key = modelKey(model);
     const index = this.idle.findIndex((entry) => entry.key === key);
-    const entry = index >= 0 ? this.idle.splice(index, 1)[0]! : await this.obtainUnless(signal, model);
+    const entry = index >= 0 ? this.idle.splice(index, 1)[0]! : await this.spawnUnless(signal, model);
     const { worker } = entry;
     this.busy.add(worker);
     const onAbort = () => {
@@ -135,34 +123,12 @@ export class TesseractWorkerPool {
   }
 
   /**
-   * A worker of `model`, unless `signal` fires first: then the call rejects at once with the
+   * A new worker of `model`, unless `signal` fires first: then the call rejects at once with the
    * signal's reason (the caller's deadline holds while a model loads), and the worker, once
-   * loaded, is kept idle for the next request like any other.
+   * started, is kept idle for the next request like any other.
    */
-  private async obtainUnless(signal: AbortSignal, model: TesseractModel): Promise<IdleWorker> {
-    const bytes = await estimatedWorkerBytes(model);
-    if (model !== "osd" && this.idleBytes + bytes > this.idleBudgetBytes) {
-      const reusable = this.idle.findIndex((entry) => entry.key !== "osd");
-      if (reusable >= 0) return this.unless(signal, this.reload(this.idle.splice(reusable, 1)[0]!, model, bytes));
-    }
-    return this.unless(signal, this.spawn(model));
-  }
-
-  /** An idle LSTM worker given another model; its memory does not shrink, so it counts the larger of the two. */
-  private async reload(entry: IdleWorker, model: ReadonlyArray<OcrLanguage>, bytes: number): Promise<IdleWorker> {
-    try {
-      await modelsPresent(model);
-      const setup = await workerSetupFor(model);
-      await entry.worker.reinitialize(setup.langs, setup.oem, setup.initConfig);
-      await entry.worker.setParameters(setup.parameters);
-    } catch (cause) {
-      void entry.worker.terminate();
-      throw new WorkerStartFailed(`tesseract worker could not load ${modelKey(model)}: ${String(cause)}`, { cause });
-    }
-    return { key: modelKey(model), worker: entry.worker, bytes: Math.max(entry.bytes, bytes) };
-  }
-
-  private unless(signal: AbortSignal, spawned: Promise<IdleWorker>): Promise<IdleWorker> {
+  private spawnUnless(signal: AbortSignal, model: TesseractModel): Promise<IdleWorker> {
+    const spawned = this.spawn(model);
     return new Promise<IdleWorker>((resolve, reject) => {
       const onAbort = () => {
         reject(signal.reason);
