@@ -11,7 +11,7 @@
  * Needs Debian packages fonts-dejavu-core fonts-noto-cjk fonts-noto-core.
  */
 import { Effect, type Layer } from "effect";
-import { PaddleOcrEngine, paddleLanguages } from "../src/adapters/ocr/paddle/paddle-ocr-engine.ts";
+import { paddleLanguages, PaddleOcrEngine } from "../src/adapters/ocr/paddle/paddle-ocr-engine.ts";
 import { defaultTesseractPreprocessing, TesseractOcrEngine, type TesseractPreprocessing } from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import type { DependencyUnavailable } from "../src/ports/errors.ts";
 import type { OcrEngine } from "../src/ports/ocr-engine.ts";

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { Effect, Layer } from "effect";
 import { nodeLedgerCryptoLayer } from "./adapters/crypto/node-ledger-crypto.ts";
+import { documentReaderLayer } from "./adapters/documents/document-reader.ts";
 import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bus.ts";
 import { kurrentDbEventStoreLayer } from "./adapters/event-store/kurrentdb-event-store.ts";
 import { postgresEventStoreLayer } from "./adapters/event-store/postgres-event-store.ts";
@@ -8,7 +9,6 @@ import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
-import { documentReaderLayer } from "./adapters/documents/document-reader.ts";
 import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
 import { jetStreamEventBusLayer } from "./adapters/nats/jetstream-event-bus.ts";
 import { kvRateLimiterLayer } from "./adapters/nats/kv-rate-limiter.ts";

@@ -1,10 +1,10 @@
 import { Effect, Option } from "effect";
-import { type AccountEvent, accountDecider, accountStream } from "../domain/account.ts";
+import { accountDecider, type AccountEvent, accountStream } from "../domain/account.ts";
 import { billingPeriodOf } from "../domain/billing-period.ts";
 import { fold } from "../domain/decider.ts";
 import { type HolderAccessEvent, holderStream } from "../domain/holder-access.ts";
 import { type QuotaEvent, quotaLedgerDecider, quotaStream } from "../domain/quota-ledger.ts";
-import { replayUsage, type UsageCounts, type UsageLine, usageIncrement, usageLineKey, ZERO_USAGE } from "../domain/usage-replay.ts";
+import { replayUsage, type UsageCounts, usageIncrement, type UsageLine, usageLineKey, ZERO_USAGE } from "../domain/usage-replay.ts";
 import { Clock } from "../ports/clock.ts";
 import { EventStore, type RecordedEvent } from "../ports/event-store.ts";
 import { KeyProjection, UsageProjection, type UsageRow } from "../ports/projections.ts";

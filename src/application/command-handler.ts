@@ -2,7 +2,7 @@ import { Effect, Result, Schedule } from "effect";
 import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
 import { type ConcurrencyConflict, EventStore, type JsonObject, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
-import { ACTOR_METADATA_KEY, type Actor } from "./actor.ts";
+import { type Actor, ACTOR_METADATA_KEY } from "./actor.ts";
 import { CommandRejected } from "./errors.ts";
 import type { EventCodec } from "./events/event-codec.ts";
 import { StreamLocks } from "./stream-locks.ts";

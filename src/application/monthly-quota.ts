@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { billingPeriodOf } from "../domain/billing-period.ts";
-import { PLANS, type PlanId } from "../domain/plan.ts";
+import { type PlanId, PLANS } from "../domain/plan.ts";
 import { quotaStream } from "../domain/quota-ledger.ts";
 import { Clock } from "../ports/clock.ts";
 import { loadState } from "./command-handler.ts";

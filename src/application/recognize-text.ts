@@ -3,13 +3,13 @@ import { echo } from "../domain/echo.ts";
 import { DocumentReader } from "../ports/document-reader.ts";
 import {
   maxCombinedOcrLanguages,
+  ocrAutoLanguage,
   OcrEngine,
   type OcrLanguage,
-  type OcrOutputFormat,
-  type OcrResult,
-  ocrAutoLanguage,
   ocrLanguageCatalogue,
+  type OcrOutputFormat,
   ocrOutputFormats,
+  type OcrResult,
   parseOcrLanguageRequest,
 } from "../ports/ocr-engine.ts";
 import type { Principal } from "./authenticate.ts";

@@ -1,6 +1,6 @@
 import { Effect, Exit } from "effect";
 import { billingPeriodOf, secondsUntilReset } from "../domain/billing-period.ts";
-import { type Feature, PLANS, type PlanId, planIncludes } from "../domain/plan.ts";
+import { type Feature, type PlanId, planIncludes, PLANS } from "../domain/plan.ts";
 import { quotaStream } from "../domain/quota-ledger.ts";
 import { transformationStream } from "../domain/transformation-request.ts";
 import { Clock } from "../ports/clock.ts";

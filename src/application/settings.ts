@@ -1,5 +1,5 @@
 import { Context } from "effect";
-import { PLANS, type PlanId, type RatePolicy } from "../domain/plan.ts";
+import { type PlanId, PLANS, type RatePolicy } from "../domain/plan.ts";
 
 /** Operator-tunable limits the use cases enforce. */
 export interface ServiceSettingsShape {

@@ -3,7 +3,7 @@ import { Clock } from "../ports/clock.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
 import { EventStore, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
 import { Ids } from "../ports/ids.ts";
-import { ACTOR_METADATA_KEY, type Actor } from "./actor.ts";
+import { type Actor, ACTOR_METADATA_KEY } from "./actor.ts";
 
 /**
  * A store names itself once, in a well-known stream, so that what lives outside it (the bus's

@@ -3,7 +3,7 @@ import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage, Un
 import type { ValidatedImage } from "./image.ts";
 import { type OcrLanguage, ocrLanguageCatalogue } from "./ocr-languages.ts";
 
-export { type OcrLanguage, type OcrScript, ocrLanguageCatalogue, ocrLanguages } from "./ocr-languages.ts";
+export { type OcrLanguage, ocrLanguageCatalogue, ocrLanguages, type OcrScript } from "./ocr-languages.ts";
 
 /** Asks the engine to find the script and language itself; the result names the one it used. */
 export const ocrAutoLanguage = "auto";

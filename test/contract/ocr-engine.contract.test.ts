@@ -5,7 +5,7 @@ import { PaddleOcrEngine, type PaddleOcrEngineOptions } from "../../src/adapters
 import { TesseractOcrEngine, type TesseractOcrEngineOptions } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import type { DependencyUnavailable } from "../../src/ports/errors.ts";
 import type { ValidatedImage } from "../../src/ports/image.ts";
-import { OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrOutputFormat, ocrLanguages, parseOcrLanguageRequest } from "../../src/ports/ocr-engine.ts";
+import { OcrEngine, type OcrEngineShape, type OcrLanguage, ocrLanguages, type OcrOutputFormat, parseOcrLanguageRequest } from "../../src/ports/ocr-engine.ts";
 import { cerCount } from "../support/character-error-rate.ts";
 import { pngSize } from "../support/ocr-accuracy.ts";
 import { type CorpusSpec, fontsFor, missingFontFamilies, renderSample } from "../support/ocr-corpus.ts";

@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
-import { TEMPLATES, type Template, type TemplateStep } from "../../src/domain/template-catalog.ts";
+import { type Template, TEMPLATES, type TemplateStep } from "../../src/domain/template-catalog.ts";
 import type { RenderedImage, ValidatedImage } from "../../src/ports/image.ts";
 import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
 import {
@@ -13,9 +13,9 @@ import {
   dullJpeg,
   exifRotatedJpeg,
   noisyPng,
-  PORTRAIT_SUBJECT,
   palettePng,
   photoJpeg,
+  PORTRAIT_SUBJECT,
   portraitJpeg,
   sixteenBitPng,
 } from "../support/image-fixtures.ts";
@@ -29,8 +29,8 @@ import {
   meanAbsDiff,
   meanRgba,
   meanSaturation,
-  type Pixels,
   pixelAt,
+  type Pixels,
   shareNear,
 } from "../support/pixels.ts";
 

@@ -8,9 +8,9 @@ import { DEFAULT_TRYON_SETTINGS, type TryOnSettings } from "../../src/domain/try
 import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/person-segmenter.ts";
 import { TryOnEngine, type TryOnEngineShape, type TryOnResult } from "../../src/ports/tryon-engine.ts";
 import * as m from "../fixtures/tryon/image-metrics.ts";
-import { and, andNot, coded, GARMENT_CHANGE, sleeveAngles, unchangedShare } from "../fixtures/tryon/tryon-metrics.ts";
 import { openLayer } from "../fixtures/tryon/open-layer.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
+import { and, andNot, coded, GARMENT_CHANGE, sleeveAngles, unchangedShare } from "../fixtures/tryon/tryon-metrics.ts";
 
 /**
  * Try-on quality on fixture photos, measured, not eyeballed (figures: tryon-metrics.ts), with the

@@ -7,9 +7,9 @@ import { armCapsules, locateArms } from "../../src/adapters/tryon/arms.ts";
 import { detectGarment } from "../../src/adapters/tryon/garment-mask.ts";
 import { analyseGarment, PART } from "../../src/adapters/tryon/garment-parts.ts";
 import { layParts } from "../../src/adapters/tryon/part-layers.ts";
-import { torsoCoverage } from "../../src/adapters/tryon/torso-coverage.ts";
 import { fitThinPlateSpline } from "../../src/adapters/tryon/thin-plate-spline.ts";
 import { fittedQuad, locateTorso } from "../../src/adapters/tryon/torso.ts";
+import { torsoCoverage } from "../../src/adapters/tryon/torso-coverage.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 
 describe("try-on stages", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AccountEvent, accountDecider } from "../../src/domain/account.ts";
+import { accountDecider, type AccountEvent } from "../../src/domain/account.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(accountDecider);

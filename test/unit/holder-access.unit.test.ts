@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type HolderAccessEvent, holderAccessDecider, liveSession, MAX_SESSIONS } from "../../src/domain/holder-access.ts";
+import { holderAccessDecider, type HolderAccessEvent, liveSession, MAX_SESSIONS } from "../../src/domain/holder-access.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(holderAccessDecider);

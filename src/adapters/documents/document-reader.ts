@@ -4,13 +4,13 @@ import { DocumentReader, type DocumentReaderShape, type OpenedDocument, type Pag
 import { DependencyUnavailable, EngineTimeout, ImageTooLarge, InvalidImage } from "../../ports/errors.ts";
 import type { ValidatedImage } from "../../ports/image.ts";
 import { ImageInspector, type ImageInspectorShape } from "../../ports/image-inspector.ts";
+import { makeEngineCapacity } from "../engine-capacity.ts";
 import { looksLikeBmp, readBmpHeader } from "../image/bmp-decoding.ts";
 import { looksLikePnm, readPnmHeader } from "../image/pnm-decoding.ts";
 import type { HeaderReading, RawRaster } from "../image/raw-raster.ts";
 import { sniffImageFormat } from "../image/sniff-image-format.ts";
-import { makeEngineCapacity } from "../engine-capacity.ts";
-import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThread } from "./document-thread-client.ts";
 import type { DocumentJobResult } from "./document-thread.ts";
+import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThread } from "./document-thread-client.ts";
 import type { RenderedPage } from "./pdfium-documents.ts";
 
 export interface DocumentReaderOptions {

@@ -24,7 +24,7 @@ import {
 } from "./api-definition.ts";
 import { GenerateBody, OcrBodyDecoder, VirtualTryOnBodyDecoder } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
-import { type RunEffect, respondWith } from "./effect-runner.ts";
+import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { InvalidSignature } from "./http-errors.ts";
 import { authenticateKey } from "./middleware/authenticate-key.ts";
 import { engineAdmission } from "./middleware/engine-admission.ts";

@@ -1,9 +1,9 @@
-import type { DocumentReader } from "../../ports/document-reader.ts";
 import type { KeyDirectory } from "../../application/key-directory.ts";
 import type { ServiceSettings } from "../../application/settings.ts";
 import type { StreamLocks } from "../../application/stream-locks.ts";
 import type { StreamStateCache } from "../../application/stream-state-cache.ts";
 import type { Clock } from "../../ports/clock.ts";
+import type { DocumentReader } from "../../ports/document-reader.ts";
 import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
 import type { ImageEngine } from "../../ports/image-engine.ts";

@@ -6,7 +6,7 @@ import type { EventStore } from "../../ports/event-store.ts";
 import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import { AuditReportResponse } from "./api-definition.ts";
-import { type RunEffect, respondWith } from "./effect-runner.ts";
+import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { operatorCredential } from "./middleware/operator-credential.ts";
 
 export interface AuditRoutesOptions {

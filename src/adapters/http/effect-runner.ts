@@ -3,7 +3,7 @@ import type { Context } from "koa";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import type { UndecodableEvent } from "../../ports/event-store.ts";
 import type { ApiError } from "./error-response.ts";
-import { type SuccessSchema, sendFailure, sendSuccess } from "./respond.ts";
+import { sendFailure, sendSuccess, type SuccessSchema } from "./respond.ts";
 
 /**
  * Runs a use case with the application's services; the HTTP adapter knows nothing else of Effect.

@@ -2,7 +2,7 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import { NotFound } from "../../application/errors.ts";
 import { echo } from "../../domain/echo.ts";
-import { type ApiRoutesOptions, apiRoutes } from "./api-routes.ts";
+import { apiRoutes, type ApiRoutesOptions } from "./api-routes.ts";
 import { auditRoutes } from "./audit-routes.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import { errorResponseOf } from "./error-response.ts";

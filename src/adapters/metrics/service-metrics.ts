@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { FEATURES } from "../../domain/plan.ts";
 import { RATE_LIMIT_BUCKET_LABELS } from "./metered-rate-limiter.ts";
 

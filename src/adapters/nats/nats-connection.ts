@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, type JetStreamClient, type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { type Authenticator, type NatsConnection as Connection, connect, nkeyAuthenticator } from "@nats-io/transport-node";
+import { type Authenticator, connect, type NatsConnection as Connection, nkeyAuthenticator } from "@nats-io/transport-node";
 import { Context, Effect, Layer } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { maskUrlSecrets } from "../security/url-secrets.ts";

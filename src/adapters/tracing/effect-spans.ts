@@ -1,4 +1,4 @@
-import { type Attributes, type Tracer as OtelTracer, ROOT_CONTEXT, type Span, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
+import { type Attributes, ROOT_CONTEXT, type Span, SpanStatusCode, trace, TraceFlags, type Tracer as OtelTracer } from "@opentelemetry/api";
 import { Effect, Exit, Option, Tracer } from "effect";
 
 const sampled = (span: Span): boolean => (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;

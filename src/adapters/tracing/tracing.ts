@@ -1,4 +1,4 @@
-import { context, propagation, type Tracer, trace } from "@opentelemetry/api";
+import { context, propagation, trace, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";

@@ -6,15 +6,15 @@ import type { GarmentKind, Keypoint, Point, UnusableInputCode } from "../../port
 import { decodeRaw, type RawImage } from "../imaging/raw-image.ts";
 import { createSession } from "../onnx/onnx-session.ts";
 import { loadSelfieSegmentation, type SelfieSegmentationModel } from "../segmentation/selfie-segmentation-model.ts";
+import { armCapsules, type Capsule, locateArms } from "./arms.ts";
 import { buildCompositeGraph, PARAMS } from "./composite-graph.ts";
 import { compositeFullSize, displayedSize, LIGHTING } from "./full-size-composite.ts";
-import { armCapsules, type Capsule, locateArms } from "./arms.ts";
 import { type Box, fitPanel, fitSleeve, type PartFit } from "./garment-fit.ts";
 import { detectGarment } from "./garment-mask.ts";
 import { analyseGarment, PART, type UnplaceableKind } from "./garment-parts.ts";
 import { loadMoveNet, type PoseModel } from "./movenet-pose.ts";
-import { checkPerson } from "./person-checks.ts";
 import { layParts, type WarpedPart } from "./part-layers.ts";
+import { checkPerson } from "./person-checks.ts";
 import { torsoCoverage } from "./torso-coverage.ts";
 import { buildWarpGraph } from "./warp-graph.ts";
 

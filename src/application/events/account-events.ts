@@ -1,5 +1,5 @@
 import { Schema } from "effect";
-import { type AccountCommand, type AccountEvent, type AccountState, accountDecider } from "../../domain/account.ts";
+import { type AccountCommand, accountDecider, type AccountEvent, type AccountState } from "../../domain/account.ts";
 import { PLAN_IDS } from "../../domain/plan.ts";
 import type { StreamType } from "../command-handler.ts";
 import { makeEventCodec } from "./event-codec.ts";

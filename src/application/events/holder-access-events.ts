@@ -1,5 +1,5 @@
 import { Schema } from "effect";
-import { type HolderAccessCommand, type HolderAccessEvent, type HolderAccessState, holderAccessDecider } from "../../domain/holder-access.ts";
+import { type HolderAccessCommand, holderAccessDecider, type HolderAccessEvent, type HolderAccessState } from "../../domain/holder-access.ts";
 import type { StreamType } from "../command-handler.ts";
 import { makeEventCodec } from "./event-codec.ts";
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect";
 import { FEATURES } from "../../domain/plan.ts";
-import { type QuotaCommand, type QuotaEvent, type QuotaState, quotaLedgerDecider } from "../../domain/quota-ledger.ts";
+import { type QuotaCommand, type QuotaEvent, quotaLedgerDecider, type QuotaState } from "../../domain/quota-ledger.ts";
 import type { StreamType } from "../command-handler.ts";
 import { makeEventCodec } from "./event-codec.ts";
 

@@ -3,8 +3,8 @@ import { FEATURES } from "../../domain/plan.ts";
 import {
   type TransformationCommand,
   type TransformationEvent,
-  type TransformationState,
   transformationRequestDecider,
+  type TransformationState,
 } from "../../domain/transformation-request.ts";
 import type { StreamType } from "../command-handler.ts";
 import { makeEventCodec } from "./event-codec.ts";

@@ -3,7 +3,7 @@ import { Clock } from "../../ports/clock.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import { ConcurrencyConflict, EventStore, type UndecodableEvent } from "../../ports/event-store.ts";
 import { LedgerCrypto } from "../../ports/ledger-crypto.ts";
-import { ACTOR_METADATA_KEY, type Actor } from "../actor.ts";
+import { type Actor, ACTOR_METADATA_KEY } from "../actor.ts";
 import { LEDGER_SEAL_STREAM, ledgerEventCodec, sealStatement } from "../events/ledger-events.ts";
 import { chainLinkOf, GENESIS } from "./event-chain.ts";
 import { merkleRoot, type StreamHead } from "./merkle.ts";

@@ -11,9 +11,9 @@ import {
   PASSWORD_MIN_LENGTH,
   resolveSession,
   resolveSessionForChange,
-  type StartedSession,
   signIn,
   signOut,
+  type StartedSession,
 } from "../../../application/holder-access.ts";
 import { KEY_ID_PATTERN } from "../../../domain/api-key.ts";
 import type { DependencyUnavailable } from "../../../ports/errors.ts";

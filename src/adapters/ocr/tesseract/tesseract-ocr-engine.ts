@@ -2,7 +2,7 @@ import os from "node:os";
 import { Effect, Layer } from "effect";
 import type { Page } from "tesseract.js";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
-import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrRequest, type OcrResult, ocrLanguages } from "../../../ports/ocr-engine.ts";
+import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, ocrLanguages, type OcrRequest, type OcrResult } from "../../../ports/ocr-engine.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { decodeUpright, measureTextLines, type PreparedImage, prepareImage } from "../ocr-image-preparation.ts";
