@@ -29,6 +29,13 @@ export interface EngineCapacityOptions {
   readonly maxQueue?: number;
   /** Time from admission (waiting included) to result; past it the caller gets EngineTimeout. Default 30 s. */
   readonly deadlineMs?: number;
+  /**
+   * The engine's jobs end when interrupted (e.g. a tesseract.js job, whose worker is stopped on its
+   * abort signal): a caller that leaves or times out stops its running job too, and its slot is
+   * free again. Otherwise (native work that cannot be stopped midway, as libvips') a started job
+   * runs to its end in its slot and only its result is dropped.
+   */
+  readonly stopsWhenInterrupted?: boolean;
 }
 
 export interface EngineCapacity {
@@ -144,7 +151,7 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
       const fiber = yield* Effect.forkDetach(work);
       return yield* Fiber.join(fiber).pipe(
         Effect.timeoutOrElse({ duration: deadlineMs, orElse: () => Effect.fail(new EngineTimeout({ deadlineMs })) }),
-        Effect.onExit((exit) => (Exit.isFailure(exit) && !started ? Fiber.interrupt(fiber) : Effect.void)),
+        Effect.onExit((exit) => (Exit.isFailure(exit) && (!started || options.stopsWhenInterrupted === true) ? Fiber.interrupt(fiber) : Effect.void)),
       );
     });
 

@@ -185,6 +185,39 @@ describe("EngineCapacity", () => {
     expect(failureOf(exit)).toBe("boom");
     expect(await Effect.runPromise(capacity.run(Effect.succeed(1)))).toBe(1);
   });
+
+  it("stops a running job whose caller leaves, when the engine's jobs stop on their signal, and frees its slot at once", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1, deadlineMs: 10_000, stopsWhenInterrupted: true });
+    let stopped = false;
+    // As an OCR recognition: a promise that ends early when its abort signal fires.
+    const longJob = Effect.tryPromise({
+      try: (signal) =>
+        new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => resolve("finished"), 5_000);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            stopped = true;
+            reject(new Error("stopped"));
+          });
+        }),
+      catch: (cause) => cause,
+    });
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        const caller = yield* Effect.forkChild(capacity.run(longJob));
+        yield* untilLoad(capacity, { running: 1, queued: 0 });
+        // The client leaves: the use case's fiber is interrupted.
+        yield* Fiber.interrupt(caller);
+        const startedNext = performance.now();
+        const next = yield* capacity.run(Effect.succeed("next"));
+        return { next, waitedMs: performance.now() - startedNext };
+      }),
+    );
+    expect(stopped).toBe(true);
+    expect(outcome.next).toBe("next");
+    expect(outcome.waitedMs).toBeLessThan(500);
+    expect(capacity.load()).toEqual({ running: 0, queued: 0 });
+  });
 });
 
 describe("boundedImageEngineLayer", () => {

@@ -18,7 +18,13 @@ export const queuedRecognizer = (options: {
   readonly deadlineMs: number;
   readonly recognizeOnce: (request: OcrRequest, signal: AbortSignal) => Promise<OcrResult>;
 }): OcrEngineShape => {
-  const capacity = makeEngineCapacity({ concurrency: options.workers, maxQueue: options.maxQueued, deadlineMs: options.deadlineMs });
+  // A recognition stops when its signal fires (its worker is stopped): a caller that leaves frees the slot.
+  const capacity = makeEngineCapacity({
+    concurrency: options.workers,
+    maxQueue: options.maxQueued,
+    deadlineMs: options.deadlineMs,
+    stopsWhenInterrupted: true,
+  });
   const deadlineExceeded = new EngineTimeout({ deadlineMs: options.deadlineMs });
   const portError = (error: unknown) => {
     if (error === deadlineExceeded) return deadlineExceeded;
