@@ -11,10 +11,9 @@ import { type OcrLanguage, ocrLanguages } from "../../../ports/ocr-engine.ts";
  * - traineddata: the `4.0.0_best_int` folder of each `@tesseract.js-data/<lang>` package (LSTM
  *   only, integer weights: the quick variant), read gzipped, never cached to disk; a package
  *   without that folder (`tgl`) has its `4.0.0` model read instead, which holds an LSTM model
- *   too. A worker of
- *   one language reads its package's folder; tesseract.js reads languages read together
- *   (`eng+deu`) from one folder, so those come from a private folder of links to the packages'
- *   files, made once per process;
+ *   too. A worker of one language reads its package's folder; tesseract.js reads languages
+ *   read together (`eng+deu`) from one folder, so those come from a private folder of links to
+ *   the packages' files, made once per process;
  * - the orientation-and-script model `osd` needs the legacy engine, so its package's `4.0.0`
  *   folder and the legacy core;
  * - the worker script is the package's own Node script, which `require`s `tesseract.js-core`
@@ -28,9 +27,16 @@ export const modelKey = (model: TesseractModel): string => (model === "osd" ? "o
 const require = createRequire(import.meta.url);
 
 const packageFolder = (code: OcrLanguage | "osd") => path.dirname(require.resolve(`@tesseract.js-data/${code}/package.json`));
+/** Looked up once per language: it is asked at every worker start. */
+const dataFolders = new Map<OcrLanguage | "osd", string>();
 const dataFolder = (code: OcrLanguage | "osd") => {
-  const quick = path.join(packageFolder(code), "4.0.0_best_int");
-  return code !== "osd" && existsSync(quick) ? quick : path.join(packageFolder(code), "4.0.0");
+  let folder = dataFolders.get(code);
+  if (folder === undefined) {
+    const quick = path.join(packageFolder(code), "4.0.0_best_int");
+    folder = code !== "osd" && existsSync(quick) ? quick : path.join(packageFolder(code), "4.0.0");
+    dataFolders.set(code, folder);
+  }
+  return folder;
 };
 const dataFile = (code: OcrLanguage | "osd") => path.join(dataFolder(code), `${code}.traineddata.gz`);
 
