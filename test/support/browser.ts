@@ -4,7 +4,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 
 /**
  * Headless Debian chromium driven by playwright-core (a test tool's own browser download cannot
- * work offline); `.ci/run` installs the `chromium` package. axe-core runs inside the page.
+ * work offline); `npm test` installs the `chromium` package first (tools/system-packages). axe-core runs inside the page.
  */
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({
