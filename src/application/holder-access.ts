@@ -72,8 +72,22 @@ export const issueInvitation = (accountId: string, actor: Actor) =>
     return { accountId, email: account.email, token: `${accountId}.${invitationId}.${secret}`, expiresAt: issued?.data.expiresAt ?? "" } satisfies Invitation;
   });
 
+/** What `itsctl account invite --revoke` does: every outstanding invitation of the account stops working. */
+export const revokeInvitations = (accountId: string, actor: Actor) =>
+  Effect.gen(function* () {
+    const account = yield* getAccount(accountId);
+    const { events } = yield* handleCommand(
+      holderAccessStreamType,
+      holderStream(accountId),
+      { type: "RevokeInvitations", now: (yield* Clock).now() },
+      { actor },
+    );
+    const revoked = events.flatMap((event) => (event.type === "InvitationRevoked" ? [event.data.invitationId] : []));
+    return { accountId, email: account.email, revoked };
+  });
+
 const INVALID_INVITATION = new InvitationInvalid({
-  message: "This invitation link is not valid: it was used already, has expired, or was mistyped. Ask for a new one.",
+  message: "This invitation link is not valid: it was used already, was withdrawn, has expired, or was mistyped. Ask for a new one.",
 });
 
 /** The invitation a token names, if it is live and the secret matches; the email it was sent for. */
