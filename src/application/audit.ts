@@ -152,6 +152,8 @@ const describeHolderEvent = (event: HolderAccessEvent): string => {
       return `console invitation issued for ${event.data.email}, valid until ${event.data.expiresAt}`;
     case "InvitationUsed":
       return "console invitation used";
+    case "InvitationRevoked":
+      return `console invitation ${event.data.invitationId} revoked (${event.data.reason === "operator" ? "by the operator" : "a password was set"})`;
     case "PasswordSet":
       return "console password set";
     case "ConsoleSessionStarted":

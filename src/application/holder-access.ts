@@ -72,8 +72,22 @@ export const issueInvitation = (accountId: string, actor: Actor) =>
     return { accountId, email: account.email, token: `${accountId}.${invitationId}.${secret}`, expiresAt: issued?.data.expiresAt ?? "" } satisfies Invitation;
   });
 
+/** What `itsctl account invite --revoke` does: every outstanding invitation of the account stops working. */
+export const revokeInvitations = (accountId: string, actor: Actor) =>
+  Effect.gen(function* () {
+    const account = yield* getAccount(accountId);
+    const { events } = yield* handleCommand(
+      holderAccessStreamType,
+      holderStream(accountId),
+      { type: "RevokeInvitations", now: (yield* Clock).now() },
+      { actor },
+    );
+    const revoked = events.flatMap((event) => (event.type === "InvitationRevoked" ? [event.data.invitationId] : []));
+    return { accountId, email: account.email, revoked };
+  });
+
 const INVALID_INVITATION = new InvitationInvalid({
-  message: "This invitation link is not valid: it was used already, has expired, or was mistyped. Ask for a new one.",
+  message: "This invitation link is not valid: it was used already, was withdrawn, has expired, or was mistyped. Ask for a new one.",
 });
 
 /** The invitation a token names, if it is live and the secret matches; the email it was sent for. */
@@ -134,29 +148,42 @@ export const acceptInvitation = (token: string, password: string, confirmation: 
     return yield* startSession(invitation.accountId);
   });
 
+/** The address's bucket first: an address refused there costs the account's bucket nothing. */
 const throttleKeys = (email: string, clientAddress: string) =>
   [
-    { key: `console-sign-in:email:${email.toLowerCase()}`, policy: SIGN_IN_FAILURES_PER_ACCOUNT },
     { key: `console-sign-in:address:${clientAddress}`, policy: SIGN_IN_FAILURES_PER_ADDRESS },
+    { key: `console-sign-in:email:${email.toLowerCase()}`, policy: SIGN_IN_FAILURES_PER_ACCOUNT },
   ] as const;
 
-/**
- * Email and password to a session. Failures cost a token from the account's bucket and from the
- * address's; while either is empty, no password is even checked. Emails are not unique across
- * accounts: each account opened with it that has a password is tried (at most ten).
- */
-export const signIn = (email: string, password: string, clientAddress: string) =>
+type ThrottleBucket = ReturnType<typeof throttleKeys>[number];
+
+const giveBackAll = (buckets: ReadonlyArray<ThrottleBucket>) =>
   Effect.gen(function* () {
     const limiter = yield* RateLimiter;
-    const buckets = throttleKeys(email.slice(0, EMAIL_MAX_LENGTH), clientAddress);
-    for (const { key, policy } of buckets) {
-      const decision = yield* limiter.peek(key, policy);
-      if (!decision.allowed) return yield* new SignInThrottled({ retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterSeconds)) });
+    for (const { key, policy } of buckets) yield* limiter.giveBack(key, policy);
+  });
+
+/**
+ * One token from each bucket, taken before the password is checked: a take is atomic across
+ * requests and instances, so concurrent attempts never check more passwords than the buckets hold.
+ * Refused by one bucket, it hands back what it took from the others: nothing was checked.
+ */
+const takeSignInTokens = (buckets: ReadonlyArray<ThrottleBucket>) =>
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter;
+    for (const [index, { key, policy }] of buckets.entries()) {
+      const decision = yield* limiter.take(key, policy);
+      if (!decision.allowed) {
+        yield* giveBackAll(buckets.slice(0, index));
+        return yield* new SignInThrottled({ retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterSeconds)) });
+      }
     }
-    const failed = Effect.gen(function* () {
-      for (const { key, policy } of buckets) yield* limiter.take(key, policy);
-      return yield* new SignInFailed({ message: "Wrong email or password." });
-    });
+  });
+
+/** The account whose password this is, among those opened with the email; SignInFailed otherwise. */
+const accountWithPassword = (email: string, password: string) =>
+  Effect.gen(function* () {
+    const failed = new SignInFailed({ message: "Wrong email or password." });
     if (email.length > EMAIL_MAX_LENGTH || password.length > PASSWORD_MAX_LENGTH || password.length === 0) return yield* failed;
     const hasher = yield* PasswordHasher;
     let checked = 0;
@@ -164,11 +191,27 @@ export const signIn = (email: string, password: string, clientAddress: string) =
       const { state } = yield* loadState(holderAccessStreamType, holderStream(account.accountId));
       if (state.passwordHash === null) continue;
       checked++;
-      if (yield* hasher.verify(password, state.passwordHash)) return yield* startSession(account.accountId);
+      if (yield* hasher.verify(password, state.passwordHash)) return account.accountId;
     }
     // An email with no password takes as long to refuse as a wrong password.
     if (checked === 0) yield* hasher.verify(password, null);
     return yield* failed;
+  });
+
+/**
+ * Email and password to a session. Every password check costs a token from the account's bucket
+ * and from the address's, taken before the check; while either is empty, no password is even
+ * checked. A sign-in that succeeds hands its tokens back (the buckets count wrong passwords); a
+ * wrong one never does. Emails are not unique across accounts: each account opened with it that
+ * has a password is tried (at most ten).
+ */
+export const signIn = (email: string, password: string, clientAddress: string) =>
+  Effect.gen(function* () {
+    const buckets = throttleKeys(email.slice(0, EMAIL_MAX_LENGTH), clientAddress);
+    yield* takeSignInTokens(buckets);
+    const accountId = yield* accountWithPassword(email, password);
+    yield* giveBackAll(buckets);
+    return yield* startSession(accountId);
   });
 
 export interface HolderSession {

@@ -20,6 +20,7 @@ export type HolderAccessEvent =
       readonly data: { accountId: string; invitationId: string; email: string; tokenHash: string; expiresAt: string; at: string };
     }
   | { readonly type: "InvitationUsed"; readonly data: { accountId: string; invitationId: string; at: string } }
+  | { readonly type: "InvitationRevoked"; readonly data: { accountId: string; invitationId: string; reason: InvitationRevokeReason; at: string } }
   | { readonly type: "PasswordSet"; readonly data: { accountId: string; passwordHash: string; at: string } }
   | {
       readonly type: "ConsoleSessionStarted";
@@ -28,6 +29,8 @@ export type HolderAccessEvent =
   | { readonly type: "ConsoleSessionEnded"; readonly data: { accountId: string; sessionId: string; reason: SessionEndReason; at: string } };
 
 export type SessionEndReason = "signed-out" | "password-set" | "superseded";
+/** "password-set": another invitation set the password; "operator": `itsctl account invite --revoke`. */
+export type InvitationRevokeReason = "password-set" | "operator";
 
 export type HolderAccessCommand =
   | {
@@ -40,6 +43,8 @@ export type HolderAccessCommand =
     }
   /** The application has checked the presented token against `tokenHash` (constant time) before. */
   | { readonly type: "UseInvitation"; readonly invitationId: string; readonly passwordHash: string; readonly now: Date }
+  /** Every outstanding invitation, at the operator's word. */
+  | { readonly type: "RevokeInvitations"; readonly now: Date }
   | { readonly type: "StartSession"; readonly sessionId: string; readonly secretHash: string; readonly now: Date }
   | { readonly type: "EndSession"; readonly sessionId: string; readonly now: Date };
 
@@ -77,6 +82,18 @@ export const liveSession = (state: HolderAccessState, sessionId: string, now: Da
   return session !== undefined && isLive(session.expiresAt, now) ? session : undefined;
 };
 
+/** The live invitations other than `except`, each revoked for `reason`. */
+const revokeOutstanding = (
+  state: HolderAccessState,
+  accountId: string,
+  reason: InvitationRevokeReason,
+  now: Date,
+  except?: string,
+): ReadonlyArray<HolderAccessEvent> =>
+  [...state.invitations.keys()]
+    .filter((invitationId) => invitationId !== except && liveInvitation(state, invitationId, now) !== undefined)
+    .map((invitationId) => ({ type: "InvitationRevoked", data: { accountId, invitationId, reason, at: now.toISOString() } }));
+
 const decide = (command: HolderAccessCommand, state: HolderAccessState): Decision<HolderAccessEvent> => {
   const at = command.now.toISOString();
   if (command.type === "IssueInvitation") {
@@ -86,21 +103,26 @@ const decide = (command: HolderAccessCommand, state: HolderAccessState): Decisio
     return accept({ type: "InvitationIssued", data: { accountId, invitationId, email, tokenHash, expiresAt, at } });
   }
   const accountId = state.accountId;
+  // Never invited: nothing outstanding to revoke.
+  if (command.type === "RevokeInvitations") return accept(...(accountId === null ? [] : revokeOutstanding(state, accountId, "operator", command.now)));
   if (accountId === null) return reject("NO_CONSOLE_ACCESS", "this account was never invited to the console");
   switch (command.type) {
     case "UseInvitation": {
       if (liveInvitation(state, command.invitationId, command.now) === undefined) {
         return reject("INVITATION_INVALID", "this invitation link was used already or has expired");
       }
-      // A new password ends every session: whoever held the old one is signed out.
+      // A new password ends every session and every other invitation: whoever held the old password,
+      // or an older link, is out.
       const ended = [...state.sessions.keys()].map((sessionId): HolderAccessEvent => ({
         type: "ConsoleSessionEnded",
         data: { accountId, sessionId, reason: "password-set", at },
       }));
-      return accept({ type: "InvitationUsed", data: { accountId, invitationId: command.invitationId, at } }, ...ended, {
-        type: "PasswordSet",
-        data: { accountId, passwordHash: command.passwordHash, at },
-      });
+      return accept(
+        { type: "InvitationUsed", data: { accountId, invitationId: command.invitationId, at } },
+        ...revokeOutstanding(state, accountId, "password-set", command.now, command.invitationId),
+        ...ended,
+        { type: "PasswordSet", data: { accountId, passwordHash: command.passwordHash, at } },
+      );
     }
     case "StartSession": {
       if (state.passwordHash === null) return reject("NO_PASSWORD", "no password was set for this account");
@@ -131,7 +153,8 @@ const evolve = (state: HolderAccessState, event: HolderAccessEvent): HolderAcces
       const invitations = withoutExpired(state.invitations, at).set(invitationId, { invitationId, tokenHash, expiresAt });
       return { ...state, accountId: event.data.accountId, invitations };
     }
-    case "InvitationUsed": {
+    case "InvitationUsed":
+    case "InvitationRevoked": {
       const invitations = withoutExpired(state.invitations, event.data.at);
       invitations.delete(event.data.invitationId);
       return { ...state, invitations };

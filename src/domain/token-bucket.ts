@@ -45,3 +45,9 @@ export const takeToken = (previous: BucketState | undefined, policy: RatePolicy,
     resetSeconds: secondsFor(policy.burst - state.tokens, policy),
   };
 };
+
+/** A token handed back (a request that should not have cost one): refilled to now, plus one, never past the burst. */
+export const returnToken = (previous: BucketState | undefined, policy: RatePolicy, nowMs: number): BucketState => {
+  const current = refill(previous ?? fullBucket(policy, nowMs), policy, nowMs);
+  return { tokens: Math.min(policy.burst, current.tokens + 1), updatedAtMs: current.updatedAtMs };
+};

@@ -8,6 +8,8 @@ export interface RateLimiterShape {
   readonly take: (bucketKey: string, policy: RatePolicy) => Effect.Effect<BucketDecision, DependencyUnavailable>;
   /** What `take` would decide now, taking nothing: a check that costs the bucket no token. */
   readonly peek: (bucketKey: string, policy: RatePolicy) => Effect.Effect<BucketDecision, DependencyUnavailable>;
+  /** Hands back a token a take granted, when what it paid for turned out not to count; never past the burst. */
+  readonly giveBack: (bucketKey: string, policy: RatePolicy) => Effect.Effect<void, DependencyUnavailable>;
 }
 
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("RateLimiter") {}

@@ -87,6 +87,37 @@ const rateLimiterContract = (target: ContractTarget) =>
         }),
       ));
 
+    it("takes back a token it was given, on any instance, never past the burst", () =>
+      withLimiters(2, ([first, second], _clock, key) =>
+        Effect.gen(function* () {
+          yield* second!.giveBack(key("untouched"), policy);
+          expect(yield* first!.take(key("untouched"), policy)).toMatchObject({ allowed: true, remaining: 14 });
+          for (let i = 0; i < 15; i++) yield* first!.take(key("emptied"), policy);
+          expect((yield* first!.take(key("emptied"), policy)).allowed).toBe(false);
+          yield* second!.giveBack(key("emptied"), policy);
+          expect(yield* first!.take(key("emptied"), policy)).toMatchObject({ allowed: true, remaining: 0 });
+          expect((yield* second!.take(key("emptied"), policy)).allowed).toBe(false);
+        }),
+      ));
+
+    it("counts every token given back by concurrent requests on several instances", () =>
+      withLimiters(2, (limiters, _clock, key) =>
+        Effect.gen(function* () {
+          for (let i = 0; i < 15; i++) yield* limiters[0]!.take(key("returned"), policy);
+          yield* Effect.forEach(
+            Array.from({ length: 10 }, (_, i) => i),
+            (i) => limiters[i % 2]!.giveBack(key("returned"), policy),
+            { concurrency: "unbounded" },
+          );
+          const decisions = yield* Effect.forEach(
+            Array.from({ length: 12 }, (_, i) => i),
+            (i) => limiters[i % 2]!.take(key("returned"), policy),
+            { concurrency: "unbounded" },
+          );
+          expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+        }),
+      ));
+
     it("keeps each key's bucket apart, whatever characters the key holds", () =>
       withLimiters(1, ([limiter], _clock, key) =>
         Effect.gen(function* () {

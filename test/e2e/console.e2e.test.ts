@@ -329,6 +329,76 @@ describe("the account console", () => {
     await context.close();
   });
 
+  it("lets no older invitation in once a newer one set the password; itsctl account invite --revoke ends the rest", async () => {
+    const { accountId } = await openAccount("free");
+    const [first, second, third] = [await invitePath(accountId), await invitePath(accountId), await invitePath(accountId)];
+    const set = await postForm(second, { password: PASSWORD, confirm: PASSWORD });
+    expect(set.status).toBe(303);
+    const session = String(set.headers["set-cookie"]).split(";")[0]!;
+
+    // Issued before the password was set, both are dead: no page, no password, no session.
+    const other = "another password, from an old link";
+    for (const older of [first, third]) {
+      expect((await service.client.request("GET", older)).status).toBe(404);
+      const reset = await postForm(older, { password: other, confirm: other });
+      expect(reset.status).toBe(404);
+      expect(reset.body.toString()).toContain("Invitation not valid");
+      expect(reset.headers["set-cookie"]).toBeUndefined();
+    }
+    expect((await service.client.request("GET", "/console", { headers: { Cookie: session } })).status).toBe(200);
+
+    // The operator withdraws links that are still outstanding.
+    const [fourth, fifth] = [await invitePath(accountId), await invitePath(accountId)];
+    const revoked = await itsctl(service.env, ["account", "invite", "--account", accountId, "--revoke"]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(new RegExp(`^Revoked 2 outstanding invitations for ${accountId} \\(.+\\): those links no longer work\\.`));
+    for (const withdrawn of [fourth, fifth]) {
+      expect((await service.client.request("GET", withdrawn)).status).toBe(404);
+      const reset = await postForm(withdrawn, { password: other, confirm: other });
+      expect({ status: reset.status, cookie: reset.headers["set-cookie"] }).toEqual({ status: 404, cookie: undefined });
+    }
+    const again = await itsctl(service.env, ["account", "invite", "--account", accountId, "--revoke", "--json"]);
+    expect(JSON.parse(again.stdout)).toEqual({ accountId, revoked: [] });
+    expect((await service.client.request("GET", "/console", { headers: { Cookie: session } })).status).toBe(200);
+
+    // Each revocation is an event with its actor: the holder's password change, then the operator.
+    const audit = await itsctl(service.env, ["audit", "--account", accountId, "--json"]);
+    const history = (JSON.parse(audit.stdout) as { history: Array<{ type: string; what: string; actor: { kind: string } | null }> }).history;
+    expect(
+      history.filter((entry) => entry.type === "InvitationRevoked").map((entry) => [entry.actor?.kind, entry.what.replace(/ [a-z0-9]{16} /, " … ")]),
+    ).toEqual([
+      ["console", "console invitation … revoked (a password was set)"],
+      ["console", "console invitation … revoked (a password was set)"],
+      ["operator", "console invitation … revoked (by the operator)"],
+      ["operator", "console invitation … revoked (by the operator)"],
+    ]);
+  });
+
+  it("checks at most 5 of 40 wrong passwords sent at once, and refuses the right one until the window passes", async () => {
+    const { accountId, email } = await openAccount("free");
+    expect((await postForm(await invitePath(accountId), { password: PASSWORD, confirm: PASSWORD })).status).toBe(303);
+
+    // A 401 is a password checked and found wrong; a 429 was refused before any check.
+    const wrong = await Promise.all(Array.from({ length: 40 }, (_, i) => postForm("/console/sign-in", { email, password: `wrong password ${i}` })));
+    const checked = wrong.filter((reply) => reply.status === 401).length;
+    expect(checked).toBeGreaterThan(0);
+    expect(checked).toBeLessThanOrEqual(5);
+    expect(wrong.filter((reply) => reply.status === 429)).toHaveLength(40 - checked);
+
+    const refused = await postForm("/console/sign-in", { email, password: PASSWORD });
+    expect({ status: refused.status, cookie: refused.headers["set-cookie"] }).toEqual({ status: 429, cookie: undefined });
+    const retryAfter = Number(refused.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(12);
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 200));
+
+    const signedIn = await postForm("/console/sign-in", { email, password: PASSWORD });
+    expect(signedIn.status).toBe(303);
+    // That sign-in handed its token back; a wrong password never does.
+    expect((await postForm("/console/sign-in", { email, password: "wrong again" })).status).toBe(401);
+    expect((await postForm("/console/sign-in", { email, password: "wrong once more" })).status).toBe(429);
+  });
+
   // Last: it spends this address's sign-in budget, which every test here shares.
   it("throttles wrong passwords per account and per address", async () => {
     const { accountId, email } = await openAccount("free");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { holderAccessDecider, type HolderAccessEvent, liveSession, MAX_SESSIONS } from "../../src/domain/holder-access.ts";
+import { holderAccessDecider, type HolderAccessEvent, liveInvitation, liveSession, MAX_SESSIONS } from "../../src/domain/holder-access.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(holderAccessDecider);
@@ -20,6 +20,10 @@ const invited = (invitationId = "i1", when = now): HolderAccessEvent => ({
   },
 });
 const used = (invitationId = "i1"): HolderAccessEvent => ({ type: "InvitationUsed", data: { accountId, invitationId, at } });
+const revoked = (invitationId: string, reason: "password-set" | "operator"): HolderAccessEvent => ({
+  type: "InvitationRevoked",
+  data: { accountId, invitationId, reason, at },
+});
 const passwordSet: HolderAccessEvent = { type: "PasswordSet", data: { accountId, passwordHash: "$argon2id$x", at } };
 const started = (sessionId: string, when = now): HolderAccessEvent => ({
   type: "ConsoleSessionStarted",
@@ -53,6 +57,46 @@ describe("holder access", () => {
       .given([invited(), used(), passwordSet, started("s1"), invited("i2")])
       .when({ ...use(now), invitationId: "i2" })
       .then([used("i2"), ended("s1", "password-set"), passwordSet]);
+  });
+
+  it("revokes every other outstanding invitation when one sets the password", () => {
+    const use = { type: "UseInvitation" as const, invitationId: "i2", passwordHash: "$argon2id$x", now };
+    spec
+      .given([invited("i1"), invited("i2"), invited("i3"), started("s0")])
+      .when(use)
+      .then([used("i2"), revoked("i1", "password-set"), revoked("i3", "password-set"), ended("s0", "password-set"), passwordSet]);
+    // Expired ones need no revoking; revoked ones are no longer live.
+    spec
+      .given([invited("old", hours(-25)), invited("i2")])
+      .when(use)
+      .then([used("i2"), passwordSet]);
+    const afterwards = spec.given([invited("i1"), invited("i2"), used("i2"), revoked("i1", "password-set"), passwordSet]);
+    expect(liveInvitation(afterwards.state(), "i1", now)).toBeUndefined();
+    spec
+      .given([invited("i1"), invited("i2"), used("i2"), revoked("i1", "password-set"), passwordSet])
+      .when({ ...use, invitationId: "i1" })
+      .thenRejects("INVITATION_INVALID");
+  });
+
+  it("revokes every outstanding invitation at the operator's word, and nothing when none is outstanding", () => {
+    const revoke = { type: "RevokeInvitations" as const, now };
+    spec
+      .given([invited("i1"), invited("i2"), used("i2"), passwordSet, invited("i3")])
+      .when(revoke)
+      .then([revoked("i1", "operator"), revoked("i3", "operator")]);
+    spec
+      .given([invited("i1"), revoked("i1", "operator")])
+      .when(revoke)
+      .then([]);
+    spec.given([]).when(revoke).then([]);
+    spec
+      .given([invited("i1", hours(-25))])
+      .when(revoke)
+      .then([]);
+    spec
+      .given([invited("i1"), revoked("i1", "operator")])
+      .when({ type: "UseInvitation", invitationId: "i1", passwordHash: "$argon2id$x", now })
+      .thenRejects("INVITATION_INVALID");
   });
 
   it("starts sessions only once a password is set, keeping at most MAX_SESSIONS", () => {

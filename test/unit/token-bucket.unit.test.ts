@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type BucketState, takeToken } from "../../src/domain/token-bucket.ts";
+import { type BucketState, returnToken, takeToken } from "../../src/domain/token-bucket.ts";
 
 const policy = { burst: 15, perMinute: 10 };
 
@@ -43,5 +43,12 @@ describe("token bucket", () => {
     const decision = takeToken({ tokens: 1, updatedAtMs: 10_000 }, policy, 0);
     expect(decision.allowed).toBe(true);
     expect(decision.state.updatedAtMs).toBe(10_000);
+  });
+
+  it("takes back a returned token, refilled to now first, never past the burst", () => {
+    const emptied = takeToken({ tokens: 1, updatedAtMs: 0 }, policy, 0).state;
+    expect(returnToken(emptied, policy, 3_000)).toEqual({ tokens: 1.5, updatedAtMs: 3_000 });
+    expect(returnToken(undefined, policy, 0)).toEqual({ tokens: 15, updatedAtMs: 0 });
+    expect(returnToken({ tokens: 14.5, updatedAtMs: 0 }, policy, 0).tokens).toBe(15);
   });
 });

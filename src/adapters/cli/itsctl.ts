@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { Cause, type Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/accounts.ts";
 import type { Actor } from "../../application/actor.ts";
-import { issueInvitation } from "../../application/holder-access.ts";
+import { issueInvitation, revokeInvitations } from "../../application/holder-access.ts";
 import { coreLayer, projectionsLayer } from "../../composition.ts";
 import type { Config } from "../../config.ts";
 import { type EventStoreSelection, loadConfig } from "../../config.ts";
@@ -92,8 +92,20 @@ export const itsctl = (): Command => {
     .command("invite")
     .description("invite the account's holder to the console: a one-use link, valid 24 hours, to set a password (also how a forgotten one is reset)")
     .requiredOption("--account <id>", "account id")
+    .option("--revoke", "instead, revoke every outstanding invitation of the account")
     .option("--json", "print JSON")
-    .action(async (options: { account: string; json?: boolean }) => {
+    .action(async (options: { account: string; revoke?: boolean; json?: boolean }) => {
+      if (options.revoke) {
+        const { accountId, revoked } = await execute(revokeInvitations(options.account, operator()));
+        const count = revoked.length === 1 ? "1 outstanding invitation" : `${revoked.length} outstanding invitations`;
+        return print(
+          Boolean(options.json),
+          { accountId, revoked },
+          revoked.length === 0
+            ? `No outstanding invitations for ${accountId}; nothing revoked.`
+            : `Revoked ${count} for ${accountId} (${revoked.join(", ")}): those links no longer work.`,
+        );
+      }
       const config = loadConfig(process.env, os.availableParallelism());
       const invitation = await execute(issueInvitation(options.account, operator()));
       const url = `${config.publicBaseUrl ?? defaultPublicBaseUrl(config.host, config.port)}/console/invite/${invitation.token}`;

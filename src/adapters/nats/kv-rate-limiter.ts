@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect";
 import type { RatePolicy } from "../../domain/plan.ts";
-import { type BucketState, takeToken } from "../../domain/token-bucket.ts";
+import { type BucketState, returnToken, takeToken } from "../../domain/token-bucket.ts";
 import { Clock } from "../../ports/clock.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { RateLimiter } from "../../ports/rate-limiter.ts";
@@ -35,8 +35,8 @@ export const kvRateLimiterLayer = (options: KvRateLimiterOptions) =>
         try: () => nats.kv.create(natsNames(options.namespace).rateLimitBucket, { history: 1, ttl: options.idleTtlMs ?? 24 * 60 * 60_000 }),
         catch: (cause) => new DependencyUnavailable({ dependency: "nats: rate-limit bucket", cause }),
       });
-      const decide = (current: string | undefined, policy: RatePolicy) =>
-        takeToken(current === undefined ? undefined : (JSON.parse(current) as BucketState), policy, clock.now().getTime());
+      const stateOf = (current: string | undefined) => (current === undefined ? undefined : (JSON.parse(current) as BucketState));
+      const decide = (current: string | undefined, policy: RatePolicy) => takeToken(stateOf(current), policy, clock.now().getTime());
       const unavailable = (cause: unknown) => new DependencyUnavailable({ dependency: "nats: rate limiter", cause });
       return {
         take: (bucketKey, policy) =>
@@ -51,6 +51,15 @@ export const kvRateLimiterLayer = (options: KvRateLimiterOptions) =>
         peek: (bucketKey, policy) =>
           Effect.tryPromise({
             try: () => compareAndSwap(bucket, kvKey(bucketKey), (current) => ({ write: undefined, result: decide(current, policy) })),
+            catch: unavailable,
+          }),
+        giveBack: (bucketKey, policy) =>
+          Effect.tryPromise({
+            try: () =>
+              compareAndSwap(bucket, kvKey(bucketKey), (current) => ({
+                write: JSON.stringify(returnToken(stateOf(current), policy, clock.now().getTime())),
+                result: undefined,
+              })),
             catch: unavailable,
           }),
       };

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect";
-import { type BucketState, takeToken } from "../../domain/token-bucket.ts";
+import { type BucketState, returnToken, takeToken } from "../../domain/token-bucket.ts";
 import { Clock } from "../../ports/clock.ts";
 import { RateLimiter } from "../../ports/rate-limiter.ts";
 
@@ -28,6 +28,10 @@ export const inMemoryRateLimiterLayer = (options: { readonly buckets?: Map<strin
             return decision;
           }),
         peek: (bucketKey, policy) => Effect.sync(() => takeToken(buckets.get(bucketKey), policy, clock.now().getTime())),
+        giveBack: (bucketKey, policy) =>
+          Effect.sync(() => {
+            buckets.set(bucketKey, returnToken(buckets.get(bucketKey), policy, clock.now().getTime()));
+          }),
       };
     }),
   );

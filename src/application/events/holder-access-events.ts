@@ -21,6 +21,10 @@ export const HolderAccessEventSchema: Schema.Codec<HolderAccessEvent, HolderAcce
     data: Schema.Struct({ accountId: Schema.String, invitationId: Schema.String, at: Schema.String }),
   }),
   Schema.Struct({
+    type: Schema.Literal("InvitationRevoked"),
+    data: Schema.Struct({ accountId: Schema.String, invitationId: Schema.String, reason: Schema.Literals(["password-set", "operator"]), at: Schema.String }),
+  }),
+  Schema.Struct({
     type: Schema.Literal("PasswordSet"),
     data: Schema.Struct({ accountId: Schema.String, passwordHash: Schema.String, at: Schema.String }),
   }),
