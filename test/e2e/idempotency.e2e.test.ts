@@ -13,8 +13,14 @@ import { makeDataDir, provisionAccount, type ServiceProcess, startService } from
  * charged once, whichever instance it reaches; a client that leaves stops the work it paid for.
  */
 const schema = `its_idem_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-// No NATS: keys reach each instance from the store itself; per-key rates are not under test.
-const shared = { EVENT_STORE: "postgres", DATABASE_URL: `${postgresUrl}?schema=${schema}`, SERVER_SECRET: `idempotency-${randomUUID()}` };
+// No NATS: keys reach each instance from the store itself; per-key rates are not under test. The
+// kept responses, like results, live in the shared database (RESULT_STORE=postgres).
+const shared = {
+  EVENT_STORE: "postgres",
+  DATABASE_URL: `${postgresUrl}?schema=${schema}`,
+  RESULT_STORE: "postgres",
+  SERVER_SECRET: `idempotency-${randomUUID()}`,
+};
 const perInstance = { ...shared, ENGINE_CONCURRENCY: "1", ENGINE_QUEUE_LENGTH: "100", RATE_LIMIT_BURST: "1000", RATE_LIMIT_PER_MINUTE: "60000" };
 
 let instances: Array<ServiceProcess> = [];
