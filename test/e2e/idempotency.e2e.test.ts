@@ -110,6 +110,39 @@ describe("Idempotency-Key", () => {
   });
 });
 
+describe("a response that could not be kept", () => {
+  it("is not run again: the repeat gets 410 IDEMPOTENCY_RESPONSE_GONE, and the request is charged once", async () => {
+    const { accountId, keys } = await provisionAccount(cli, "free");
+    const key = keys[0]!.key;
+    const ocr = (instance: ServiceProcess) =>
+      instance.client.request("POST", "/api/ocr", { key, body: { image }, headers: { "Idempotency-Key": "scan-lost" } });
+    // The result store refuses every write while the first request finishes (/ocr itself writes no result).
+    await db.query(`ALTER TABLE ${schema}.results RENAME TO results_away`);
+    let first;
+    try {
+      first = await ocr(instances[0]!);
+    } finally {
+      await db.query(`ALTER TABLE ${schema}.results_away RENAME TO results`);
+    }
+    expect(first.status).toBe(200);
+    // The key's completion names a body the store never took.
+    const completed = await db.query<{ data: { response: { bodyRef: string } } }>(
+      `SELECT data FROM ${schema}.events WHERE type = 'IdempotentRequestCompleted' AND metadata->'actor'->>'accountId' = $1`,
+      [accountId],
+    );
+    expect(completed.rows).toHaveLength(1);
+    const kept = await db.query(`SELECT 1 FROM ${schema}.results WHERE result_id = $1`, [completed.rows[0]!.data.response.bodyRef]);
+    expect(kept.rows).toHaveLength(0);
+    for (const instance of instances) {
+      const retry = await ocr(instance);
+      expect(retry.status).toBe(410);
+      expect(retry.json.error.code).toBe("IDEMPOTENCY_RESPONSE_GONE");
+    }
+    expect(count(await ledger(accountId), "QuotaCommitted")).toBe(1);
+    expect(await used(key)).toBe(1);
+  });
+});
+
 describe("a client that leaves", () => {
   it("stops the engine work it paid for, and every reservation is still committed or released", async () => {
     const { accountId, keys } = await provisionAccount(cli, "enterprise");
