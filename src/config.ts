@@ -8,6 +8,7 @@ import type { BodyLimits } from "./adapters/http/middleware/json-body.ts";
 import { type NatsAuth, splitNatsUrl } from "./adapters/nats/nats-credentials.ts";
 import { secretWeakness } from "./adapters/security/secret-strength.ts";
 import { defaultServiceSettings } from "./application/settings.ts";
+import { IDEMPOTENCY_TTL_MS } from "./domain/idempotent-request.ts";
 import { type OcrLanguage, ocrLanguageCatalogue } from "./ports/ocr-languages.ts";
 
 /**
@@ -76,6 +77,7 @@ export type EventStoreSelection =
 export type ResultStoreSelection =
   | { readonly kind: "filesystem"; readonly directory: string }
   | { readonly kind: "postgres"; readonly url: string; readonly schema: string }
+  /** `ttlSeconds`: the bucket's age limit, the longest anything in it lives (results, idempotent responses). */
   | { readonly kind: "nats"; readonly namespace: string; readonly ttlSeconds: number };
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -261,7 +263,7 @@ const selectResultStore = (
       return { kind, url: where.eventStore.url, schema: where.eventStore.schema };
     case "nats":
       if (where.natsUrl === undefined) throw new ConfigError("RESULT_STORE=nats keeps results in a JetStream Object Store: it needs NATS_URL");
-      return { kind, namespace: where.natsNamespace, ttlSeconds };
+      return { kind, namespace: where.natsNamespace, ttlSeconds: Math.max(ttlSeconds, IDEMPOTENCY_TTL_MS / 1000) };
   }
 };
 

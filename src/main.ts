@@ -79,14 +79,17 @@ const start = async () => {
   );
   logger.flush();
 
-  const purge = setInterval(() => {
+  // Results and kept idempotent responses past their expiry: swept at start (an instance that was
+  // down has some waiting) and every 10 minutes.
+  const sweep = () =>
     void run(
       Effect.gen(function* () {
         const deleted = yield* (yield* ResultStore).deleteExpired((yield* Clock).now());
         if (deleted > 0) logger.info({ deleted }, "expired results deleted");
       }),
     );
-  }, 10 * 60_000);
+  sweep();
+  const purge = setInterval(sweep, 10 * 60_000);
   purge.unref();
 
   let stopping = false;

@@ -459,6 +459,20 @@ export interface components {
                 }[];
             };
         };
+        /** @description IDEMPOTENCY_RESPONSE_GONE */
+        IdempotencyResponseGoneError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                code: "IDEMPOTENCY_RESPONSE_GONE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
         /** @description IDEMPOTENCY_KEY_IN_USE */
         IdempotencyKeyInUseError: {
             /** @enum {boolean} */
@@ -805,6 +819,15 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyKeyInUseError"];
                 };
             };
+            /** @description IDEMPOTENCY_RESPONSE_GONE */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyResponseGoneError"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -941,6 +964,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyKeyInUseError"];
+                };
+            };
+            /** @description IDEMPOTENCY_RESPONSE_GONE */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyResponseGoneError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */
@@ -1103,6 +1135,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyKeyInUseError"];
+                };
+            };
+            /** @description IDEMPOTENCY_RESPONSE_GONE */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyResponseGoneError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */

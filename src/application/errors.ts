@@ -36,3 +36,6 @@ export class IdempotencyKeyReused extends Data.TaggedError("IdempotencyKeyReused
 
 /** The first request with this Idempotency-Key is still running and did not finish while the retry waited. */
 export class IdempotencyKeyInUse extends Data.TaggedError("IdempotencyKeyInUse")<{ readonly retryAfterSeconds: number }> {}
+
+/** The first request with this Idempotency-Key completed, but its kept response is gone (lost or altered) before the key expired. */
+export class IdempotentResponseGone extends Data.TaggedError("IdempotentResponseGone")<Record<never, never>> {}

@@ -4,18 +4,34 @@ import { accept, type Decider, type Decision, reject } from "./decider.ts";
  * One Idempotency-Key of one account (decisions.md, 2026-11-23): the first request with it runs,
  * and its response is kept for 24 hours; a repeat with the same fingerprint (method, path, body)
  * gets that response again, one with another fingerprint is refused. An attempt holds the key
- * for a lease: if its instance dies, the next repeat takes over once the lease has passed.
+ * for a lease: if its instance dies, the next repeat takes over once the lease has passed. After
+ * 24 hours the key is free again: a repeat is a new request.
  * Stream: `idempotency-<accountId>-<digest of the key>`.
  */
 export const idempotencyStream = (accountId: string, keyDigest: string): string => `idempotency-${accountId}-${keyDigest}`;
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** The response as it was sent: status and JSON body. */
-export interface RecordedResponse {
+/** When a key taken at `now` is free again, and its response no longer kept. */
+export const idempotencyExpiry = (now: Date): Date => new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
+
+/**
+ * What the permanent log holds of a response: its status, and a reference to its JSON body, kept
+ * for the key's 24 hours outside the log, with the body's SHA-256 that a replay checks (issue 24).
+ */
+export interface ResponseReference {
+  readonly status: number;
+  readonly bodyRef: string;
+  readonly bodySha256: string;
+}
+
+/** Events written before issue 24 held the body itself: still read, and replayed only within the key's 24 hours. */
+export interface InlineResponse {
   readonly status: number;
   readonly body: { readonly [key: string]: unknown };
 }
+
+export type RecordedResponse = ResponseReference | InlineResponse;
 
 export type IdempotencyEvent =
   | {
@@ -27,7 +43,7 @@ export type IdempotencyEvent =
 
 export type IdempotencyCommand =
   | { readonly type: "BeginAttempt"; readonly attemptId: string; readonly fingerprint: string; readonly leaseMs: number; readonly now: Date }
-  | { readonly type: "CompleteAttempt"; readonly attemptId: string; readonly response: RecordedResponse; readonly now: Date }
+  | { readonly type: "CompleteAttempt"; readonly attemptId: string; readonly response: ResponseReference; readonly now: Date }
   | { readonly type: "ReleaseAttempt"; readonly attemptId: string; readonly now: Date };
 
 export type IdempotencyState =
@@ -45,7 +61,7 @@ const start = (command: Extract<IdempotencyCommand, { type: "BeginAttempt" }>): 
       attemptId: command.attemptId,
       fingerprint: command.fingerprint,
       leaseUntil: new Date(command.now.getTime() + command.leaseMs).toISOString(),
-      expiresAt: new Date(command.now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+      expiresAt: idempotencyExpiry(command.now).toISOString(),
       at: command.now.toISOString(),
     },
   });

@@ -7,7 +7,7 @@ import { Context } from "effect";
 export interface LedgerCryptoShape {
   /** HMAC-SHA256 under the event-chain key, lower-case hex: only a holder of the secret can make one. */
   readonly mac: (text: string) => string;
-  /** SHA-256, lower-case hex: the Merkle tree of a seal. */
+  /** SHA-256 of the UTF-8 text, lower-case hex: the Merkle tree of a seal, the body an idempotency event refers to. */
   readonly digest: (text: string) => string;
   /** An Ed25519 signature (base64) with the seal key. */
   readonly sign: (text: string) => string;

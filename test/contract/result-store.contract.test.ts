@@ -42,6 +42,14 @@ export const resultStoreContract = (name: string, layer: () => Promise<Layer.Lay
       expect(result.expiresAt.toISOString()).toBe(later(HOUR).toISOString());
     });
 
+    it("returns a kept JSON response byte for byte, multi-byte text included (a replay checks its SHA-256)", async () => {
+      const id = randomUUID();
+      const json = new TextEncoder().encode(JSON.stringify({ success: true, data: { text: 'Grüße, 東京 مرحبا 👋\n\t"quoted"' } }));
+      const found = await run(Effect.andThen(put(id, json, later(24 * HOUR), "application/json"), get(id, later(24 * HOUR - 1))));
+      expect(Buffer.from(Option.getOrThrow(found).bytes).equals(Buffer.from(json))).toBe(true);
+      expect(Option.getOrThrow(found).contentType).toBe("application/json");
+    });
+
     it("keeps empty results", async () => {
       const id = randomUUID();
       const found = await run(Effect.andThen(put(id, new Uint8Array(0)), get(id)));

@@ -13,8 +13,14 @@ import { makeDataDir, provisionAccount, type ServiceProcess, startService } from
  * charged once, whichever instance it reaches; a client that leaves stops the work it paid for.
  */
 const schema = `its_idem_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-// No NATS: keys reach each instance from the store itself; per-key rates are not under test.
-const shared = { EVENT_STORE: "postgres", DATABASE_URL: `${postgresUrl}?schema=${schema}`, SERVER_SECRET: `idempotency-${randomUUID()}` };
+// No NATS: keys reach each instance from the store itself; per-key rates are not under test. The
+// kept responses, like results, live in the shared database (RESULT_STORE=postgres).
+const shared = {
+  EVENT_STORE: "postgres",
+  DATABASE_URL: `${postgresUrl}?schema=${schema}`,
+  RESULT_STORE: "postgres",
+  SERVER_SECRET: `idempotency-${randomUUID()}`,
+};
 const perInstance = { ...shared, ENGINE_CONCURRENCY: "1", ENGINE_QUEUE_LENGTH: "100", RATE_LIMIT_BURST: "1000", RATE_LIMIT_PER_MINUTE: "60000" };
 
 let instances: Array<ServiceProcess> = [];
@@ -100,6 +106,39 @@ describe("Idempotency-Key", () => {
       [accountId],
     );
     expect(transformations.rows[0].n).toBe(1);
+    expect(await used(key)).toBe(1);
+  });
+});
+
+describe("a response that could not be kept", () => {
+  it("is not run again: the repeat gets 410 IDEMPOTENCY_RESPONSE_GONE, and the request is charged once", async () => {
+    const { accountId, keys } = await provisionAccount(cli, "free");
+    const key = keys[0]!.key;
+    const ocr = (instance: ServiceProcess) =>
+      instance.client.request("POST", "/api/ocr", { key, body: { image }, headers: { "Idempotency-Key": "scan-lost" } });
+    // The result store refuses every write while the first request finishes (/ocr itself writes no result).
+    await db.query(`ALTER TABLE ${schema}.results RENAME TO results_away`);
+    let first;
+    try {
+      first = await ocr(instances[0]!);
+    } finally {
+      await db.query(`ALTER TABLE ${schema}.results_away RENAME TO results`);
+    }
+    expect(first.status).toBe(200);
+    // The key's completion names a body the store never took.
+    const completed = await db.query<{ data: { response: { bodyRef: string } } }>(
+      `SELECT data FROM ${schema}.events WHERE type = 'IdempotentRequestCompleted' AND metadata->'actor'->>'accountId' = $1`,
+      [accountId],
+    );
+    expect(completed.rows).toHaveLength(1);
+    const kept = await db.query(`SELECT 1 FROM ${schema}.results WHERE result_id = $1`, [completed.rows[0]!.data.response.bodyRef]);
+    expect(kept.rows).toHaveLength(0);
+    for (const instance of instances) {
+      const retry = await ocr(instance);
+      expect(retry.status).toBe(410);
+      expect(retry.json.error.code).toBe("IDEMPOTENCY_RESPONSE_GONE");
+    }
+    expect(count(await ledger(accountId), "QuotaCommitted")).toBe(1);
     expect(await used(key)).toBe(1);
   });
 });

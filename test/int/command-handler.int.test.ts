@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { handleCommand, loadState } from "../../src/application/command-handler.ts";
+import { idempotencyStreamType } from "../../src/application/events/idempotency-events.ts";
 import { quotaEventCodec, quotaLedgerStreamType } from "../../src/application/events/quota-events.ts";
 import { inProcessStreamLocks, type StreamLocks } from "../../src/application/stream-locks.ts";
 import { lruStreamStateCache, type StreamStateCache } from "../../src/application/stream-state-cache.ts";
@@ -95,6 +96,23 @@ describe("events decoded through their stream's Schema", () => {
       type: "QuotaReservationRefused",
       data: { ...attribution, requestId: "r2", units: 1, limit: 1, used: 1, reserved: null },
     });
+  });
+
+  it("reads an idempotency completion stored with the whole body (before issue 24) as well as one with a reference and digest", async () => {
+    const started = (attemptId: string) => ({
+      type: "IdempotentRequestStarted",
+      data: { attemptId, fingerprint: "f", leaseUntil: at, expiresAt: "2026-10-15T10:00:00.000Z", at },
+    });
+    const inline = { status: 200, body: { success: true, data: { text: "customer's words" } } };
+    const reference = { status: 200, bodyRef: "b7c1d2e3-0000-4000-8000-000000000001", bodySha256: "a".repeat(64) };
+    for (const response of [inline, reference]) {
+      const storage = makeInMemoryEventStorage();
+      const runtime = instance(storage, []);
+      const events = [started("a1"), { type: "IdempotentRequestCompleted", data: { attemptId: "a1", response, at } }];
+      await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.appendToStream("idempotency-acc-k", events, { expectedRevision: NO_STREAM })));
+      const { state } = await runtime.runPromise(loadState(idempotencyStreamType, "idempotency-acc-k"));
+      expect(state).toEqual({ status: "completed", fingerprint: "f", expiresAt: "2026-10-15T10:00:00.000Z", response });
+    }
   });
 
   it("stamps what it appends with the current schema version and who acted", async () => {

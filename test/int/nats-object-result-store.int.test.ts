@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { natsConnectionLayer } from "../../src/adapters/nats/nats-connection.ts";
 import { natsNames } from "../../src/adapters/nats/nats-names.ts";
 import { natsObjectResultStoreLayer } from "../../src/adapters/results/nats-object-result-store.ts";
+import { loadConfig } from "../../src/config.ts";
 import { ResultStore } from "../../src/ports/result-store.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
 
@@ -44,5 +45,11 @@ describe("the NATS result bucket", () => {
     );
     expect(await maxAgeSeconds()).toBe(7200 + 300);
     expect(found._tag).toBe("Some");
+  });
+
+  it("is configured to keep idempotent responses their 24 hours, also where results live shorter (RESULT_TTL_SECONDS)", () => {
+    const ageLimit = (resultTtl: string) => loadConfig({ RESULT_STORE: "nats", NATS_URL, RESULT_TTL_SECONDS: resultTtl }, 2).resultStore;
+    expect(ageLimit("600")).toEqual({ kind: "nats", namespace: expect.any(String), ttlSeconds: 86_400 });
+    expect(ageLimit("172800")).toMatchObject({ ttlSeconds: 172_800 });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IDEMPOTENCY_TTL_MS, type IdempotencyEvent, idempotentRequestDecider } from "../../src/domain/idempotent-request.ts";
+import { IDEMPOTENCY_TTL_MS, type IdempotencyEvent, idempotentRequestDecider, type RecordedResponse } from "../../src/domain/idempotent-request.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(idempotentRequestDecider);
@@ -18,8 +18,13 @@ const started = (attemptId: string, fingerprint = "f1", when = now): Idempotency
     at: when.toISOString(),
   },
 });
-const response = { status: 200, body: { success: true, data: { requestId: "r1" } } };
-const completed = (attemptId: string): IdempotencyEvent => ({ type: "IdempotentRequestCompleted", data: { attemptId, response, at: now.toISOString() } });
+const response = { status: 200, bodyRef: "b1", bodySha256: "0".repeat(64) };
+/** As stored before issue 24: the body itself. */
+const inline = { status: 200, body: { success: true, data: { requestId: "r1" } } };
+const completed = (attemptId: string, recorded: RecordedResponse = response): IdempotencyEvent => ({
+  type: "IdempotentRequestCompleted",
+  data: { attemptId, response: recorded, at: now.toISOString() },
+});
 const releasedEvent = (attemptId: string): IdempotencyEvent => ({ type: "IdempotentRequestReleased", data: { attemptId, at: now.toISOString() } });
 
 describe("idempotent request", () => {
@@ -69,6 +74,18 @@ describe("idempotent request", () => {
       .given([started("a1"), completed("a1")])
       .when(begin("a2", "f2", later(IDEMPOTENCY_TTL_MS)))
       .then([started("a2", "f2", later(IDEMPOTENCY_TTL_MS))]);
+  });
+
+  it("still reads a completion that holds the body itself (stored before issue 24), and frees its key after 24 hours too", () => {
+    expect(spec.given([started("a1"), completed("a1", inline)]).state()).toMatchObject({ status: "completed", response: inline });
+    spec
+      .given([started("a1"), completed("a1", inline)])
+      .when(begin("a2", "f1", later(IDEMPOTENCY_TTL_MS - 1)))
+      .then([]);
+    spec
+      .given([started("a1"), completed("a1", inline)])
+      .when(begin("a2", "f1", later(IDEMPOTENCY_TTL_MS)))
+      .then([started("a2", "f1", later(IDEMPOTENCY_TTL_MS))]);
   });
 
   it("lets only the attempt that holds the key finish it", () => {

@@ -62,7 +62,15 @@ const errorResponses = (tags: ReadonlyArray<ApiErrorTag>) => {
 
 const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "RateLimited", "DependencyUnavailable"];
 /** A POST: its JSON body and Idempotency-Key can be refused before the use case runs. */
-const POSTED: ReadonlyArray<ApiErrorTag> = [...KEYED, "InvalidRequest", "UnsupportedMediaType", "BodyTooLarge", "IdempotencyKeyReused", "IdempotencyKeyInUse"];
+const POSTED: ReadonlyArray<ApiErrorTag> = [
+  ...KEYED,
+  "InvalidRequest",
+  "UnsupportedMediaType",
+  "BodyTooLarge",
+  "IdempotencyKeyReused",
+  "IdempotencyKeyInUse",
+  "IdempotentResponseGone",
+];
 /** A billable transformation (decisions.md's order of checks). */
 const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
   ...POSTED,

@@ -8,6 +8,7 @@ import type { EventStore } from "../../ports/event-store.ts";
 import type { Ids } from "../../ports/ids.ts";
 import type { ImageEngine } from "../../ports/image-engine.ts";
 import type { ImageInspector } from "../../ports/image-inspector.ts";
+import type { LedgerCrypto } from "../../ports/ledger-crypto.ts";
 import type { OcrEngine } from "../../ports/ocr-engine.ts";
 import type { PasswordHasher } from "../../ports/password-hasher.ts";
 import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
@@ -28,6 +29,7 @@ export type AppServices =
   | StreamStateCache
   | StreamLocks
   | ImageInspector
+  | LedgerCrypto
   | DocumentReader
   | ImageEngine
   | ResultStore

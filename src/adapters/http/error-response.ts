@@ -76,6 +76,15 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
       headers: retryAfter(e.retryAfterSeconds),
     }),
   },
+  IdempotentResponseGone: {
+    status: 410,
+    codes: ["IDEMPOTENCY_RESPONSE_GONE"],
+    respond: () => ({
+      code: "IDEMPOTENCY_RESPONSE_GONE",
+      message:
+        "The request with this Idempotency-Key was completed, but its response is no longer available; it was not run again. Send a new key to run it again.",
+    }),
+  },
   BodyTooLarge: {
     status: 413,
     codes: ["PAYLOAD_TOO_LARGE"],

@@ -3,7 +3,11 @@ import { type IdempotencyCommand, type IdempotencyEvent, type IdempotencyState, 
 import type { StreamType } from "../command-handler.ts";
 import { makeEventCodec } from "./event-codec.ts";
 
-const RecordedResponse = Schema.Struct({ status: Schema.Number, body: Schema.Record(Schema.String, Schema.Unknown) });
+// A reference and digest since issue 24; before, the body itself (still read: stores keep those events).
+const RecordedResponse = Schema.Union([
+  Schema.Struct({ status: Schema.Number, bodyRef: Schema.String, bodySha256: Schema.String }),
+  Schema.Struct({ status: Schema.Number, body: Schema.Record(Schema.String, Schema.Unknown) }),
+]);
 
 /** The events of an `idempotency-<account>-<digest>` stream, as stored. */
 export const IdempotencyEventSchema: Schema.Codec<IdempotencyEvent, IdempotencyEvent> = Schema.Union([

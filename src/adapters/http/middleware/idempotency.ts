@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { Principal } from "../../../application/authenticate.ts";
 import { InvalidRequest } from "../../../application/errors.ts";
 import { beginIdempotentRequest, finishIdempotentRequest, type IdempotentRequest } from "../../../application/idempotent-requests.ts";
-import type { RecordedResponse } from "../../../domain/idempotent-request.ts";
+import type { ResponseToKeep } from "../../../application/kept-responses.ts";
 import type { AppServices } from "../app-services.ts";
 import { clientGone, type RunEffect } from "../effect-runner.ts";
 import { errorResponseOf } from "../error-response.ts";
@@ -29,8 +29,9 @@ const keeps = (status: number): boolean => status < 499 && status !== 409 && sta
 
 /**
  * `Idempotency-Key` on a POST, after authentication and the body: the first request with a key
- * runs and its response is recorded (as events, for 24 hours); a repeat gets it again, marked
- * `Idempotent-Replayed: true`, without running or charging anything.
+ * runs and its response is kept for 24 hours (the body in the result store, its digest in the
+ * key's events); a repeat gets it again byte for byte, marked `Idempotent-Replayed: true`, without
+ * running or charging anything.
  */
 export const idempotency =
   (run: RunEffect<AppServices>, logger: Logger): Middleware =>
@@ -56,19 +57,19 @@ export const idempotency =
     if (begun._tag === "Failure") return sendFailure(ctx, begun.cause);
     if (begun.value._tag === "Replay") {
       ctx.status = begun.value.response.status;
-      ctx.body = begun.value.response.body;
+      ctx.type = "json";
+      ctx.body = begun.value.response.json;
       ctx.set("Idempotent-Replayed", "true");
       return;
     }
-    const { attemptId } = begun.value;
-    let recorded: RecordedResponse | undefined;
+    let recorded: ResponseToKeep | undefined;
     try {
       await next();
       if (keeps(ctx.status) && typeof ctx.body === "object" && ctx.body !== null && !Buffer.isBuffer(ctx.body)) {
-        recorded = { status: ctx.status, body: ctx.body as RecordedResponse["body"] };
+        recorded = { status: ctx.status, body: ctx.body };
       }
     } finally {
-      const finished = await run(finishIdempotentRequest(request, attemptId, recorded));
+      const finished = await run(finishIdempotentRequest(request, begun.value, recorded));
       // The response stands; the key stays held until its lease passes, then a repeat runs again.
       if (finished._tag === "Failure") logger.warn({ requestId: ctx.state.requestId, cause: String(finished.cause) }, "idempotency record not finished");
     }
