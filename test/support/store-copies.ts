@@ -41,7 +41,8 @@ export interface StoreKind {
   readonly fresh: () => Promise<StoreCopy & { readonly copy: () => Promise<StoreCopy> }>;
 }
 
-const dataDir = () => {
+/** A DATA_DIR that removeStoreCopies removes. */
+export const dataDir = () => {
   const dir = makeDataDir();
   dirs.push(dir);
   return dir;
