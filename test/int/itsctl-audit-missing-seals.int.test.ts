@@ -118,6 +118,6 @@ describe.each([sqlite, postgres])("itsctl audit of missing seals on a $name stor
     const held = await itsctl(copy.env, ["audit", "--verify-only", "--seal", sealFile]);
     expect(held.code).toBe(1);
     expect(held.stdout).toContain(`DAMAGE in stream ${ledger} at revision 0: gone`);
-    expect(held.stdout).toContain("DAMAGE in stream ledger-seals at revision 0: tail cut (the exported seal is revision 1, the store's seals end at none)");
+    expect(held.stdout).toContain("DAMAGE in stream ledger-seals at revision 0: tail cut (the exported seal is revision 1; the store holds no seal)");
   });
 });

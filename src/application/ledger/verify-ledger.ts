@@ -167,7 +167,7 @@ export const verifyLedger = (
           streamName: LEDGER_SEAL_STREAM,
           revision: fromStore.next,
           kind: "tail cut",
-          detail: `the exported seal is revision ${options.seal.sealRevision}, the store's seals end at ${fromStore.latest?.revision ?? "none"}`,
+          detail: `the exported seal is revision ${options.seal.sealRevision}; the store holds ${fromStore.latest === undefined ? "no seal" : `seals up to revision ${fromStore.latest.revision}`}`,
         });
       }
       sealHeads = new Map(options.seal.heads.map((head) => [head.stream, head]));
