@@ -164,13 +164,20 @@ const resultStoreLayer = (selection: Config["resultStore"], nats: NatsLayer | un
   }
 };
 
-/** The ledger seal on a schedule; a failed seal is logged and tried again at the next tick, never fatal. */
+/**
+ * The ledger seal on a schedule: first when the newest seal is one interval old (at once after a
+ * long stop), then every interval; a failed seal is logged and tried again at the next tick, never fatal.
+ */
 const sealPeriodically = (intervalSeconds: number) => {
-  const sealer = makeLedgerSealer();
-  return sealer.seal({ kind: "service", task: "periodic ledger seal" }).pipe(
+  const sealer = makeLedgerSealer({ intervalSeconds });
+  const tick = sealer.seal({ kind: "service", task: "periodic ledger seal" }).pipe(
     Effect.catchCause((cause) => Effect.logWarning("ledger seal failed; trying again at the next interval", cause)),
-    Effect.delay(`${intervalSeconds} seconds`),
-    Effect.forever,
+    Effect.andThen(Effect.sleep(`${intervalSeconds} seconds`)),
+  );
+  return sealer.untilDue.pipe(
+    Effect.orElseSucceed(() => intervalSeconds * 1000),
+    Effect.flatMap((ms) => Effect.sleep(ms)),
+    Effect.andThen(Effect.forever(tick)),
   );
 };
 

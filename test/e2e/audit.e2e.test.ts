@@ -39,7 +39,7 @@ interface Report {
   history: Array<{ type: string; keyId: string | null; requestId: string | null; operation: string | null; actor: { kind: string; keyId?: string } | null }>;
   totals: { reserved: number; committed: number; released: number; refused: number; lines: Array<{ keyId: string; committed: number; refused: number }> };
   keys: Array<{ keyId: string; revokedAt: string | null }>;
-  ledger: { ok: boolean; damage: Array<unknown>; seal: { source: string; streams: number } | null };
+  ledger: { ok: boolean; damage: Array<unknown>; seal: { source: string; streams: number; intervalSeconds: number | null } | null };
   verification: {
     storePosition: number;
     usageProjectionPosition: number;
@@ -122,7 +122,7 @@ describe("itsctl audit", () => {
     expect(quota.every((entry) => entry.actor?.kind === "api-key" && entry.actor.keyId === entry.keyId)).toBe(true);
     expect(report.history.filter((entry) => entry.type.startsWith("ApiKey")).every((entry) => entry.actor?.kind === "operator")).toBe(true);
     // The chains were verified before the replay, and held to a seal the service made on its own.
-    expect(report.ledger).toMatchObject({ ok: true, damage: [], seal: { source: "store" } });
+    expect(report.ledger).toMatchObject({ ok: true, damage: [], seal: { source: "store", intervalSeconds: 1 } });
     expect(report.ledger.seal!.streams).toBeGreaterThan(1);
 
     const text = await audit(accountId);
@@ -193,5 +193,45 @@ describe("itsctl audit", () => {
       ["usage projection", "committed"],
       ["key projection", "revoked"],
     ]);
+  });
+
+  it("keeps sealing while nothing changes, and re-seals a head whose tail was cut together with the seals covering it", async () => {
+    const { accountId: account, keys } = await provisionAccount(service.env, "free", 2);
+    expect((await itsctl(service.env, ["key", "delete", "--account", account, "--key", keys[1]!.id])).code).toBe(0);
+    const stream = `account-${account}`;
+    const exported = async () =>
+      JSON.parse((await itsctl(service.env, ["ledger", "export"])).stdout) as { sealRevision: number; heads: Array<{ stream: string; revision: number }> };
+    const until = async (done: (seal: Awaited<ReturnType<typeof exported>>) => boolean) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const seal = await exported();
+        if (done(seal) || Date.now() > deadline) return seal;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    };
+    const covering = await until((seal) => seal.heads.some((head) => head.stream === stream && head.revision === 3));
+    expect(covering.heads).toContainEqual(expect.objectContaining({ stream, revision: 3 }));
+    // Seals keep coming though nothing changed: the audit reads time from them.
+    expect((await until((seal) => seal.sealRevision > covering.sealRevision)).sealRevision).toBeGreaterThan(covering.sealRevision);
+
+    // The revocation cut, and with it every seal since it was written, by hand while the service runs.
+    const db = new DatabaseSync(path.join(service.dataDir, "events.sqlite"), { timeout: 5_000 });
+    try {
+      db.exec(`BEGIN;
+        DELETE FROM events WHERE stream_name = 'ledger-seals' AND global_position > (SELECT global_position FROM events WHERE stream_name = '${stream}' AND stream_revision = 3);
+        DELETE FROM events WHERE stream_name = '${stream}' AND stream_revision = 3;
+        COMMIT;`);
+    } finally {
+      db.close();
+    }
+    // The service's sealer still knows the head it read, and seals it again.
+    const deadline = Date.now() + 10_000;
+    let audited = await itsctl(service.env, ["audit", "--verify-only"]);
+    while (audited.code === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      audited = await itsctl(service.env, ["audit", "--verify-only"]);
+    }
+    expect(audited.code).toBe(1);
+    expect(audited.stdout).toContain(`DAMAGE in stream ${stream} at revision 3: tail cut (sealed at revision 3, the stream ends at 2)`);
   });
 });

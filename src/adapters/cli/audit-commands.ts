@@ -4,8 +4,9 @@ import type { Command } from "commander";
 import { Effect, Schema } from "effect";
 import type { Actor } from "../../application/actor.ts";
 import { auditAccount, parseAuditRange } from "../../application/audit.ts";
-import { exportLatestSeal, makeLedgerSealer } from "../../application/ledger/seal-ledger.ts";
-import { type ExportedSeal, verifyLedger } from "../../application/ledger/verify-ledger.ts";
+import { makeLedgerSealer } from "../../application/ledger/seal-ledger.ts";
+import { type ExportedSeal, exportLatestSeal } from "../../application/ledger/sealed-heads.ts";
+import { verifyLedger } from "../../application/ledger/verify-ledger.ts";
 import { rebuildProjection } from "../../application/projection-runner.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
@@ -21,11 +22,12 @@ class AuditFailed extends Error {}
 const PROJECTIONS = ["usage", "keys"] as const;
 
 const ExportedSealSchema = Schema.Struct({
-  format: Schema.Literal("its-ledger-seal/v1"),
+  format: Schema.Literals(["its-ledger-seal/v1", "its-ledger-seal/v2"]),
   sealRevision: Schema.Number,
   sealedAt: Schema.String,
   streams: Schema.Number,
   root: Schema.String,
+  intervalSeconds: Schema.optionalKey(Schema.Number),
   publicKey: Schema.String,
   signature: Schema.String,
   heads: Schema.Array(Schema.Struct({ stream: Schema.String, revision: Schema.Number, mac: Schema.String })),
@@ -45,11 +47,12 @@ const readSealFile = (file: string): ExportedSeal => {
   }
 };
 
-/** `itsctl audit`, `itsctl ledger` and `itsctl projections rebuild`. */
+/** `itsctl audit`, `itsctl ledger` and `itsctl projections rebuild`; `sealIntervalSeconds`: LEDGER_SEAL_INTERVAL_SECONDS as configured. */
 export const registerAuditCommands = (
   program: Command,
   execute: Execute<EventStore | Clock | LedgerCrypto | UsageProjection | KeyProjection>,
   operator: () => Actor,
+  sealIntervalSeconds: () => number,
 ) => {
   program
     .command("audit")
@@ -66,7 +69,8 @@ export const registerAuditCommands = (
       if (options.account === undefined && options.verifyOnly !== true) throw new AuditFailed("--account is required (or --verify-only)");
       const seal = options.seal === undefined ? undefined : readSealFile(options.seal);
       const started = performance.now();
-      const ledger = await execute(verifyLedger(seal === undefined ? {} : { seal }));
+      const intervalSeconds = sealIntervalSeconds();
+      const ledger = await execute(verifyLedger(seal === undefined ? { intervalSeconds } : { seal, intervalSeconds }));
       const seconds = (performance.now() - started) / 1000;
       const speed = { seconds: Number(seconds.toFixed(3)), eventsPerSecond: Math.round(ledger.events / Math.max(seconds, 1e-6)) };
       const damaged = () =>
@@ -91,15 +95,16 @@ export const registerAuditCommands = (
   const ledger = program.command("ledger").description("seal the event store and export seals for auditors");
   ledger
     .command("seal")
-    .description("append a signed seal of every stream's head (a Merkle root) to the store; the server also seals every LEDGER_SEAL_INTERVAL_SECONDS")
+    .description(
+      "append a signed seal of every stream's head (a Merkle root) to the store, recording LEDGER_SEAL_INTERVAL_SECONDS; the server also seals every LEDGER_SEAL_INTERVAL_SECONDS",
+    )
     .option("--json", "print the seal as JSON (as `ledger export` does)")
     .action(async (options: { json?: boolean }) => {
-      const outcome = await execute(makeLedgerSealer().seal(operator()));
-      const seal = outcome.seal!;
+      const { seal, changed, events } = await execute(makeLedgerSealer({ intervalSeconds: sealIntervalSeconds() }).seal(operator()));
       process.stdout.write(
         options.json
           ? `${JSON.stringify(seal, null, 2)}\n`
-          : `${outcome.sealed ? "Sealed" : "Nothing appended since the latest seal, which stands:"} ${seal.streams} stream heads under root ${seal.root} (seal revision ${seal.sealRevision}, ${seal.sealedAt})\n`,
+          : `Sealed ${seal.streams} stream heads (${changed} changed, in ${events} event(s)) under root ${seal.root} (seal revision ${seal.sealRevision}, ${seal.sealedAt})\n`,
       );
     });
   ledger

@@ -167,7 +167,7 @@ export const itsctl = (): Command => {
         `Copied ${copied.count} events from ${from} to ${to}; the target holds the same ${copied.count} events, SHA-256 ${copied.checksum}`,
       );
     });
-  registerAuditCommands(program, execute, operator);
+  registerAuditCommands(program, execute, operator, () => loadConfig(process.env, os.availableParallelism()).ledgerSealIntervalSeconds);
   return program;
 };
 

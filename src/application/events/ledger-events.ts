@@ -9,10 +9,19 @@ const Head = Schema.Struct({ stream: Schema.String, revision: Schema.Number, mac
 
 /**
  * A seal: the Merkle root over every stream's head at `sealedAt`, signed with the seal key
- * (Ed25519, derived from SERVER_SECRET). `heads` holds only the heads that changed since the
- * previous seal; folding every seal's `heads` in order gives the full set under `root`.
+ * (Ed25519, derived from SERVER_SECRET). Only the heads that changed since the previous seal are
+ * recorded, and in bounded pieces, so that no event grows with the number of streams: the
+ * `pieces` `LedgerSealHeads` events right before the `LedgerSealed` (same `sealedAt`), then its
+ * own `heads`. Folding every seal's heads in order gives the full set under `root`.
+ * `intervalSeconds` is the sealing schedule of the process that sealed (0: manual seals only),
+ * which the audit holds the newest seal to; null for a seal written before it was recorded
+ * (schema version 1: heads all inline, signed without the interval).
  */
 export const LedgerEventSchema = Schema.Union([
+  Schema.Struct({
+    type: Schema.Literal("LedgerSealHeads"),
+    data: Schema.Struct({ sealedAt: Schema.String, piece: Schema.Number, heads: Schema.Array(Head) }),
+  }),
   Schema.Struct({
     type: Schema.Literal("LedgerSealed"),
     data: Schema.Struct({
@@ -20,6 +29,8 @@ export const LedgerEventSchema = Schema.Union([
       streams: Schema.Number,
       root: Schema.String,
       heads: Schema.Array(Head),
+      pieces: Schema.Number,
+      intervalSeconds: Schema.NullOr(Schema.Number),
       publicKey: Schema.String,
       signature: Schema.String,
     }),
@@ -28,8 +39,19 @@ export const LedgerEventSchema = Schema.Union([
 export type LedgerEvent = typeof LedgerEventSchema.Type;
 export type LedgerSealed = Extract<LedgerEvent, { type: "LedgerSealed" }>["data"];
 
-export const ledgerEventCodec = makeEventCodec(LedgerEventSchema);
+export const ledgerEventCodec = makeEventCodec(LedgerEventSchema, {
+  versions: { LedgerSealed: 2 },
+  // Version 1 held every changed head inline and did not record the interval.
+  upcasters: { LedgerSealed: { 1: (data) => ({ ...data, pieces: 0, intervalSeconds: null }) } },
+});
 
-/** What a seal's signature covers. */
-export const sealStatement = (seal: { readonly sealedAt: string; readonly streams: number; readonly root: string }): string =>
-  canonicalJson(["its-ledger-seal/v1", seal.sealedAt, seal.streams, seal.root]);
+/** What a seal's signature covers: since version 2, its interval too, so that no one without the key can relax the audit's rule. */
+export const sealStatement = (seal: {
+  readonly sealedAt: string;
+  readonly streams: number;
+  readonly root: string;
+  readonly intervalSeconds: number | null;
+}): string =>
+  seal.intervalSeconds === null
+    ? canonicalJson(["its-ledger-seal/v1", seal.sealedAt, seal.streams, seal.root])
+    : canonicalJson(["its-ledger-seal/v2", seal.sealedAt, seal.streams, seal.root, seal.intervalSeconds]);

@@ -1,31 +1,58 @@
 import { Effect } from "effect";
 import { Clock } from "../../ports/clock.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
-import { ConcurrencyConflict, EventStore, type UndecodableEvent } from "../../ports/event-store.ts";
+import { ConcurrencyConflict, EventStore, NO_STREAM, type UndecodableEvent } from "../../ports/event-store.ts";
 import { LedgerCrypto } from "../../ports/ledger-crypto.ts";
 import { type Actor, ACTOR_METADATA_KEY } from "../actor.ts";
-import { LEDGER_SEAL_STREAM, ledgerEventCodec, sealStatement } from "../events/ledger-events.ts";
+import { LEDGER_SEAL_STREAM, type LedgerEvent, ledgerEventCodec, sealStatement } from "../events/ledger-events.ts";
 import { chainLinkOf, GENESIS } from "./event-chain.ts";
 import { merkleRoot, type StreamHead } from "./merkle.ts";
-import { type ExportedSeal, sealedHeads } from "./verify-ledger.ts";
+import { emptySealFold, type ExportedSeal, exportedSeal, readSeals } from "./sealed-heads.ts";
 
 export interface SealOutcome {
-  /** False when nothing changed since the latest seal, which then stands. */
-  readonly sealed: boolean;
-  readonly seal: ExportedSeal | undefined;
+  readonly seal: ExportedSeal;
+  /** Heads that moved since the previous seal, and the events they were recorded in. */
+  readonly changed: number;
+  readonly events: number;
 }
 
 const PAGE = 1_000;
 
 /**
- * Seals the store: every stream's head (last revision and its chain mac) under one Merkle root,
- * signed, and appended to the seal stream, so that a stream cut short later is found by the
- * audit. A sealer remembers the heads it has read and where it stopped, so a long-lived one
- * (the server's periodic seal) reads only what was appended since; a new one reads the store once.
+ * The JSON size of the heads one seal event holds, at most (a head larger than this alone gets an
+ * event to itself): every seal event stays a few tens of KiB, however many streams changed, far
+ * below a message bus's limit (NATS: 1 MiB).
  */
-export const makeLedgerSealer = () => {
+export const SEAL_PIECE_BYTES = 32 * 1024;
+
+const inPieces = (heads: ReadonlyArray<StreamHead>): Array<Array<StreamHead>> => {
+  const pieces: Array<Array<StreamHead>> = [[]];
+  let size = 0;
+  for (const head of heads) {
+    const bytes = Buffer.byteLength(JSON.stringify(head)) + 1;
+    if (size + bytes > SEAL_PIECE_BYTES && pieces.at(-1)!.length > 0) {
+      pieces.push([]);
+      size = 0;
+    }
+    pieces.at(-1)!.push(head);
+    size += bytes;
+  }
+  return pieces;
+};
+
+/**
+ * Seals the store: every stream's head (last revision and its chain mac) under one Merkle root,
+ * signed with the sealing interval, and appended to the seal stream, so that a stream cut short
+ * later is found by the audit. A seal is appended even when nothing changed: the audit takes a
+ * newest seal older than its interval to mean a newer one was deleted. The changed heads go in
+ * pieces of at most SEAL_PIECE_BYTES, each appended on its own (so no append outgrows a store's
+ * limit either), the `LedgerSealed` last. A sealer remembers the heads and seals it has read, so
+ * a long-lived one (the server's periodic seal) reads only what was appended since.
+ */
+export const makeLedgerSealer = (options: { readonly intervalSeconds: number }) => {
   const heads = new Map<string, StreamHead>();
   let after = 0;
+  let seals = emptySealFold();
 
   const readHeads = Effect.gen(function* () {
     const store = yield* EventStore;
@@ -44,65 +71,49 @@ export const makeLedgerSealer = () => {
     Effect.gen(function* () {
       const store = yield* EventStore;
       const crypto = yield* LedgerCrypto;
-      const seals = yield* store.readStream(LEDGER_SEAL_STREAM);
-      const sealed = yield* sealedHeads(seals);
+      const sealed = yield* readSeals(seals);
       yield* readHeads;
       const changed = [...heads.values()].filter((head) => {
         const previous = sealed.heads.get(head.stream);
         // Only a head that moved on is sealed anew: a stream found shorter or changed since keeps its sealed head, for the audit to find.
         return previous === undefined || head.revision > previous.revision;
       });
-      const revision = seals.at(-1)?.streamRevision;
-      if (sealed.latest !== undefined && revision !== undefined && changed.length === 0) {
-        return { sealed: false, seal: exported(sealed.latest, revision, sealed.heads) } satisfies SealOutcome;
-      }
       // Heads sealed before and absent now stay under the root: the audit is to find them cut.
       const all = new Map(sealed.heads);
       for (const head of changed) all.set(head.stream, head);
       const sealedAt = (yield* Clock).now().toISOString();
       const root = merkleRoot(crypto.digest, all.values());
-      const data = {
-        sealedAt,
-        streams: all.size,
-        root,
-        heads: changed,
-        publicKey: crypto.publicKey,
-        signature: crypto.sign(sealStatement({ sealedAt, streams: all.size, root })),
-      };
-      const appended = yield* store.appendToStream(
-        LEDGER_SEAL_STREAM,
-        [ledgerEventCodec.encode({ type: "LedgerSealed", data }, { [ACTOR_METADATA_KEY]: actor })],
-        { expectedRevision: revision ?? -1 },
-      );
-      return { sealed: true, seal: exported(data, appended.nextExpectedRevision, all) } satisfies SealOutcome;
-    });
+      const statement = { sealedAt, streams: all.size, root, intervalSeconds: options.intervalSeconds };
+      const pieces = inPieces(changed);
+      const inline = pieces.pop()!;
+      const final = { ...statement, heads: inline, pieces: pieces.length, publicKey: crypto.publicKey, signature: crypto.sign(sealStatement(statement)) };
+      const events: Array<LedgerEvent> = [
+        ...pieces.map((piece, index): LedgerEvent => ({ type: "LedgerSealHeads", data: { sealedAt, piece: index, heads: piece } })),
+        { type: "LedgerSealed", data: final },
+      ];
+      let revision = sealed.next - 1;
+      for (const event of events) {
+        const appended = yield* store.appendToStream(LEDGER_SEAL_STREAM, [ledgerEventCodec.encode(event, { [ACTOR_METADATA_KEY]: actor })], {
+          expectedRevision: revision === -1 ? NO_STREAM : revision,
+        });
+        revision = appended.nextExpectedRevision;
+      }
+      return { seal: exportedSeal({ ...final, revision }, all), changed: changed.length, events: events.length } satisfies SealOutcome;
+    }).pipe(
+      // The seal stream moved under this sealer (another sealer, a restored store): read it afresh.
+      Effect.tapError((error) => Effect.sync(() => (error instanceof ConcurrencyConflict ? (seals = emptySealFold()) : undefined))),
+    );
 
   return {
     /** Seals now; should another sealer append first, seals again on top of its seal. */
     seal: (actor: Actor): Effect.Effect<SealOutcome, DependencyUnavailable | UndecodableEvent | ConcurrencyConflict, EventStore | LedgerCrypto | Clock> =>
       attempt(actor).pipe(Effect.retry({ while: (error) => error instanceof ConcurrencyConflict, times: 5 })),
+    /** Milliseconds until the newest seal is one interval old: 0 when it already is, a whole interval when the store holds none. */
+    untilDue: Effect.gen(function* () {
+      const newest = (yield* readSeals(seals)).latest;
+      const now = (yield* Clock).now().getTime();
+      const interval = options.intervalSeconds * 1000;
+      return newest === undefined ? interval : Math.max(0, Date.parse(newest.sealedAt) + interval - now);
+    }),
   };
 };
-
-const exported = (
-  seal: { readonly sealedAt: string; readonly streams: number; readonly root: string; readonly publicKey: string; readonly signature: string },
-  revision: number,
-  heads: ReadonlyMap<string, StreamHead>,
-): ExportedSeal => ({
-  format: "its-ledger-seal/v1",
-  sealRevision: revision,
-  sealedAt: seal.sealedAt,
-  streams: seal.streams,
-  root: seal.root,
-  publicKey: seal.publicKey,
-  signature: seal.signature,
-  heads: [...heads.values()].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0)),
-});
-
-/** The latest seal in the store, with every head under it, as an auditor keeps it. */
-export const exportLatestSeal = Effect.gen(function* () {
-  const store = yield* EventStore;
-  const seals = yield* store.readStream(LEDGER_SEAL_STREAM);
-  const { heads, latest } = yield* sealedHeads(seals);
-  return latest === undefined ? undefined : exported(latest, latest.revision, heads);
-});

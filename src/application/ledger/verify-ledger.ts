@@ -1,35 +1,28 @@
-import { Effect, Result } from "effect";
+import { Effect } from "effect";
+import { Clock } from "../../ports/clock.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import { EventStore, type EventStoreShape, type RecordedEvent, UndecodableEvent } from "../../ports/event-store.ts";
 import { LedgerCrypto } from "../../ports/ledger-crypto.ts";
-import { LEDGER_SEAL_STREAM, ledgerEventCodec, sealStatement } from "../events/ledger-events.ts";
+import { LEDGER_SEAL_STREAM } from "../events/ledger-events.ts";
 import { type ChainLink, chainLinkOf, GENESIS, linkIsGenuine } from "./event-chain.ts";
-import { merkleRoot, type StreamHead } from "./merkle.ts";
+import type { StreamHead } from "./merkle.ts";
+import { missingSeal } from "./seal-freshness.ts";
+import { type ExportedSeal, exportedSeal, exportedSealProblem, readSeals } from "./sealed-heads.ts";
 
 /**
  * The whole store walked once in global order, every event's chain link checked (ledger/event-chain.ts),
  * then every stream held against the latest seal's heads. Damage is named by stream, revision (as
  * replay reads the stream) and kind; only a stream's first damage is reported, as all after it follows.
+ * A stream the seal names and the store no longer holds is `gone`; seals missing by their schedule
+ * (seal-freshness.ts) are `seal missing` on the seal stream.
  */
-export type DamageKind = "edited" | "deleted" | "inserted" | "re-ordered" | "tail cut";
+export type DamageKind = "edited" | "deleted" | "inserted" | "re-ordered" | "tail cut" | "gone" | "seal missing";
 
 export interface ChainDamage {
   readonly streamName: string;
   readonly revision: number;
   readonly kind: DamageKind;
   readonly detail: string;
-}
-
-/** A seal as exported: everything an auditor needs to hold the store to it, checkable with the public key alone. */
-export interface ExportedSeal {
-  readonly format: "its-ledger-seal/v1";
-  readonly sealRevision: number;
-  readonly sealedAt: string;
-  readonly streams: number;
-  readonly root: string;
-  readonly publicKey: string;
-  readonly signature: string;
-  readonly heads: ReadonlyArray<StreamHead>;
 }
 
 export interface LedgerVerification {
@@ -43,6 +36,8 @@ export interface LedgerVerification {
     readonly sealedAt: string;
     readonly streams: number;
     readonly root: string;
+    /** The sealing interval the seal recorded; null for seals written before it was recorded. */
+    readonly intervalSeconds: number | null;
     readonly source: "store" | "export";
   } | null;
   readonly damage: ReadonlyArray<ChainDamage>;
@@ -67,31 +62,6 @@ interface StreamCheck {
 }
 
 const PAGE = 1_000;
-
-/** The seal's heads, folded from every seal in order, and the latest seal itself. */
-export const sealedHeads = (seals: ReadonlyArray<RecordedEvent>) =>
-  Effect.gen(function* () {
-    const heads = new Map<string, StreamHead>();
-    let latest: (ReturnType<typeof ledgerEventCodec.decode>["data"] & { readonly revision: number }) | undefined;
-    for (const recorded of seals) {
-      const decoded = ledgerEventCodec.decodeResult(recorded);
-      if (Result.isFailure(decoded)) return yield* Effect.fail(decoded.failure);
-      for (const head of decoded.success.data.heads) heads.set(head.stream, head);
-      latest = { ...decoded.success.data, revision: recorded.streamRevision };
-    }
-    return { heads, latest };
-  });
-
-/** Checks an exported seal by itself: its heads give its root, and its signature holds under its key. */
-export const exportedSealProblem = (
-  crypto: { readonly digest: (text: string) => string; readonly verify: (text: string, signature: string, key: string) => boolean },
-  seal: ExportedSeal,
-): string | undefined => {
-  if (merkleRoot(crypto.digest, seal.heads) !== seal.root) return "its heads do not give its root";
-  if (seal.heads.length !== seal.streams) return `it lists ${seal.heads.length} heads but claims ${seal.streams}`;
-  if (!crypto.verify(sealStatement(seal), seal.signature, seal.publicKey)) return "its signature does not verify";
-  return undefined;
-};
 
 /** Judges a suspect stream's entries in revision order, from where its chain was last intact. */
 const judge = (streamName: string, check: StreamCheck, entries: ReadonlyArray<Entry>, chainedFrom: number | null): ChainDamage | undefined => {
@@ -155,18 +125,28 @@ const readPage = (store: EventStoreShape, after: number) =>
 export interface VerifyOptions {
   /** An exported seal to hold the store to, instead of the latest seal in the store. */
   readonly seal?: ExportedSeal;
+  /** LEDGER_SEAL_INTERVAL_SECONDS where the audit runs: for seals that recorded none, and for a store without seals. */
+  readonly intervalSeconds: number;
 }
 
+/** The earliest time an event claims: its recording time, or its own `at` (covered by its mac) where that is earlier. */
+const claimedTime = (event: RecordedEvent): number => {
+  const recorded = Date.parse(event.recordedAt);
+  const at = typeof event.data["at"] === "string" ? Date.parse(event.data["at"]) : Number.NaN;
+  return Number.isNaN(at) || at > recorded ? recorded : at;
+};
+
 export const verifyLedger = (
-  options: VerifyOptions = {},
-): Effect.Effect<LedgerVerification, DependencyUnavailable | UndecodableEvent, EventStore | LedgerCrypto> =>
+  options: VerifyOptions,
+): Effect.Effect<LedgerVerification, DependencyUnavailable | UndecodableEvent, EventStore | LedgerCrypto | Clock> =>
   Effect.gen(function* () {
     const store = yield* EventStore;
     const crypto = yield* LedgerCrypto;
+    const now = (yield* Clock).now();
     const damage: Array<ChainDamage> = [];
 
     // The seal first: its heads are watched for during the walk.
-    const fromStore = yield* sealedHeads(yield* store.readStream(LEDGER_SEAL_STREAM));
+    const fromStore = yield* readSeals();
     let sealHeads: ReadonlyMap<string, StreamHead> = fromStore.heads;
     let seal: LedgerVerification["seal"] = null;
     if (options.seal !== undefined) {
@@ -181,17 +161,29 @@ export const verifyLedger = (
           detail: "the exported seal was signed by another key than this deployment's",
         });
       }
+      const inStore = fromStore.latest !== undefined && fromStore.latest.revision >= options.seal.sealRevision;
+      if (!inStore) {
+        damage.push({
+          streamName: LEDGER_SEAL_STREAM,
+          revision: fromStore.next,
+          kind: "tail cut",
+          detail: `the exported seal is revision ${options.seal.sealRevision}; the store holds ${fromStore.latest === undefined ? "no seal" : `seals up to revision ${fromStore.latest.revision}`}`,
+        });
+      }
       sealHeads = new Map(options.seal.heads.map((head) => [head.stream, head]));
-      seal = { revision: options.seal.sealRevision, sealedAt: options.seal.sealedAt, streams: options.seal.streams, root: options.seal.root, source: "export" };
+      const { sealRevision: revision, sealedAt, streams, root, intervalSeconds } = options.seal;
+      seal = { revision, sealedAt, streams, root, intervalSeconds: intervalSeconds ?? null, source: "export" };
     } else if (fromStore.latest !== undefined) {
       const latest = fromStore.latest;
-      seal = { revision: latest.revision, sealedAt: latest.sealedAt, streams: latest.streams, root: latest.root, source: "store" };
-      const problem = exportedSealProblem(crypto, {
-        ...latest,
-        format: "its-ledger-seal/v1",
-        sealRevision: latest.revision,
-        heads: [...fromStore.heads.values()],
-      });
+      seal = {
+        revision: latest.revision,
+        sealedAt: latest.sealedAt,
+        streams: latest.streams,
+        root: latest.root,
+        intervalSeconds: latest.intervalSeconds,
+        source: "store",
+      };
+      const problem = exportedSealProblem(crypto, exportedSeal(latest, fromStore.heads));
       if (problem !== undefined)
         damage.push({ streamName: LEDGER_SEAL_STREAM, revision: latest.revision, kind: "edited", detail: `the latest seal fails: ${problem}` });
     }
@@ -201,6 +193,7 @@ export const verifyLedger = (
     let events = 0;
     let unchainedEvents = 0;
     let chainedFrom: number | null = null;
+    let oldest = Number.POSITIVE_INFINITY;
     const checkOf = (streamName: string): StreamCheck => {
       let check = checks.get(streamName);
       if (check === undefined) checks.set(streamName, (check = { next: 0, lastMac: GENESIS, last: -1, suspect: undefined, damage: undefined }));
@@ -214,6 +207,7 @@ export const verifyLedger = (
         events++;
         const check = checkOf(event.streamName);
         check.last = Math.max(check.last, event.streamRevision);
+        if (event.streamName !== LEDGER_SEAL_STREAM) oldest = Math.min(oldest, claimedTime(event));
         const link = chainLinkOf(event.metadata);
         if (link === undefined && chainedFrom === null) unchainedEvents++;
         if (link !== undefined) chainedFrom ??= event.globalPosition;
@@ -271,12 +265,22 @@ export const verifyLedger = (
       const check = checks.get(streamName);
       if (check?.damage !== undefined) continue;
       const last = check?.last ?? -1;
-      if (last < head.revision) {
+      if (last === -1) {
+        damage.push({ streamName, revision: 0, kind: "gone", detail: `sealed at revision ${head.revision}, the store holds no event of it` });
+      } else if (last < head.revision) {
         damage.push({ streamName, revision: last + 1, kind: "tail cut", detail: `sealed at revision ${head.revision}, the stream ends at ${last}` });
       } else if (observedAtSeal.get(streamName) !== head.mac) {
         damage.push({ streamName, revision: head.revision, kind: "edited", detail: "the sealed head's mac differs" });
       }
     }
+    const missing = missingSeal({
+      now,
+      newest: fromStore.latest,
+      nextRevision: fromStore.next,
+      configuredIntervalSeconds: options.intervalSeconds,
+      oldestEventAt: oldest === Number.POSITIVE_INFINITY ? undefined : new Date(oldest),
+    });
+    if (missing !== undefined) damage.push({ streamName: LEDGER_SEAL_STREAM, ...missing, kind: "seal missing" });
     damage.sort((a, b) => (a.streamName < b.streamName ? -1 : a.streamName > b.streamName ? 1 : a.revision - b.revision));
     return {
       events,
