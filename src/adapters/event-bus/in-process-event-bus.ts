@@ -1,5 +1,5 @@
 import { Deferred, type Duration, Effect, Exit, Layer, Option, Semaphore } from "effect";
-import { type BusMessage, EventBus, type EventBusShape, type EventNotice, eventCategory, noticeOf, type Subscription } from "../../ports/event-bus.ts";
+import { type BusMessage, EventBus, type EventBusShape, eventCategory, type EventNotice, noticeOf, type Subscription } from "../../ports/event-bus.ts";
 
 /**
  * The embedded bus: the EventBus contract inside one process (notices only, like JetStream), so the service runs with nothing

@@ -3,7 +3,7 @@ import type { KV } from "@nats-io/kv";
 import { InvalidArgumentError, nanos } from "@nats-io/transport-node";
 import { Effect, Layer, Option, Result } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { type BusMessage, EventBus, type EventBusShape, type EventNotice, eventCategory, PublishRejected, type Subscription } from "../../ports/event-bus.ts";
+import { type BusMessage, EventBus, type EventBusShape, eventCategory, type EventNotice, PublishRejected, type Subscription } from "../../ports/event-bus.ts";
 import { decodeNotice, encodeNotice } from "./event-notice-message.ts";
 import { defaultEventStreamLimits, differsFrom, type EventStreamLimits, streamLimitsConfig } from "./event-stream-limits.ts";
 import { compareAndSwap } from "./kv-compare-and-swap.ts";
