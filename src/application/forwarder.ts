@@ -29,10 +29,10 @@ const announce = (bus: EventBusShape, event: RecordedEvent) =>
 /**
  * The outbox forwarder. It follows the store from the bus's checkpoint and publishes every event's
  * notice in store order, the next only once the bus has stored the last, so the bus holds the
- * store's order; after each page it moves the checkpoint. A forwarder killed between a publish and the
- * checkpoint publishes those events again when it restarts, and the bus drops them as duplicates
- * (the event id is the message id); projections skip anything they hold all the same. Several
- * instances may each run one: the first publish of an event wins and order is still kept.
+ * store's order; after each page it moves the checkpoint. A forwarder killed between a publish and
+ * the checkpoint publishes those notices again when it restarts, and the bus drops them as
+ * duplicates (the event id is the message id); projections skip anything they hold all the same.
+ * Several instances may each run one: the first publish of an event wins and order is still kept.
  */
 export const forwardEvents = <R>(options: ForwarderOptions<R>) =>
   Effect.gen(function* () {

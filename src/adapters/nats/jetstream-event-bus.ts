@@ -52,9 +52,10 @@ const SUBJECT_TOKEN_LENGTH = 64;
  * The event bus on NATS JetStream. Notices go to `<namespace>.events.<category>` with the event id
  * as Nats-Msg-Id, into one file-backed stream with age, size and message-size limits, so they keep
  * their order and a repeat within the duplicate window is dropped. Durable pull consumers hand
- * over one notice at a time (max_ack_pending 1): consumers sharing a durable, in several processes,
- * still take them in order. The forwarder's checkpoint is a KV entry named after the stream's creation time and the
- * store, so a stream made anew (deleted by hand) or taken over by another store starts without one.
+ * over one notice at a time (max_ack_pending 1): consumers sharing a durable, in several
+ * processes, still take them in order. The forwarder's checkpoint is a KV entry named after the
+ * stream's creation time and the store, so a stream made anew (deleted by hand) or taken over by
+ * another store starts without one.
  *
  * A stream outlives a store: a database reset, a second environment or a migrated store under the
  * same NATS_NAMESPACE meets the stream, consumers and checkpoint an earlier store left. So the
