@@ -70,7 +70,9 @@ const rawPublish = async (events: ReadonlyArray<RecordedEvent>, ns: string) => {
   await (await jetstreamManager(nc)).streams.add({ name: names.eventStream, subjects: [`${names.subjectRoot}.>`], duplicate_window: nanos(600_000) });
   const js = jetstream(nc);
   const started = performance.now();
-  for (const event of events) await js.publish(`${names.subjectRoot}.quota`, JSON.stringify(event), { msgID: event.eventId });
+  // The same notices the forwarder publishes: id and position.
+  for (const event of events)
+    await js.publish(`${names.subjectRoot}.quota`, JSON.stringify({ eventId: event.eventId, globalPosition: event.globalPosition }), { msgID: event.eventId });
   const seconds = (performance.now() - started) / 1_000;
   await nc.close();
   return seconds;

@@ -36,6 +36,7 @@ import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import type { Config, EventStoreSelection } from "./config.ts";
 import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
 import { systemClock } from "./ports/clock.ts";
+import { EventBus } from "./ports/event-bus.ts";
 import { EventStore } from "./ports/event-store.ts";
 import { Ids } from "./ports/ids.ts";
 import { ImageEngine } from "./ports/image-engine.ts";
@@ -108,9 +109,12 @@ export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ pat
  */
 const messagingLayer = (config: Config, nats: NatsLayer | undefined, decorators: PortDecorators) =>
   nats === undefined
-    ? Layer.mergeAll(inProcessEventBusLayer(), decorated(RateLimiter, decorators.rateLimiter)(inMemoryRateLimiter))
+    ? Layer.mergeAll(decorated(EventBus, decorators.eventBus)(inProcessEventBusLayer()), decorated(RateLimiter, decorators.rateLimiter)(inMemoryRateLimiter))
     : Layer.mergeAll(
-        Layer.unwrap(Effect.map(StoreIdentity, ({ identity }) => jetStreamEventBusLayer({ namespace: config.natsNamespace, storeIdentity: identity }))),
+        decorated(
+          EventBus,
+          decorators.eventBus,
+        )(Layer.unwrap(Effect.map(StoreIdentity, ({ identity }) => jetStreamEventBusLayer({ namespace: config.natsNamespace, storeIdentity: identity })))),
         decorated(RateLimiter, decorators.rateLimiter)(kvRateLimiterLayer({ namespace: config.natsNamespace })),
       ).pipe(Layer.provide(nats));
 

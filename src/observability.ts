@@ -4,6 +4,7 @@ import type { Middleware } from "koa";
 import type { RunEffect } from "./adapters/http/effect-runner.ts";
 import { readEventFlowLag, watchEventFlowLag } from "./adapters/metrics/event-flow-lag.ts";
 import { meteredImageEngine, meteredOcrEngine, meteredTryOnEngine } from "./adapters/metrics/metered-engines.ts";
+import { meteredEventBus } from "./adapters/metrics/metered-event-bus.ts";
 import { meteredEventStore } from "./adapters/metrics/metered-event-store.ts";
 import { meteredRateLimiter } from "./adapters/metrics/metered-rate-limiter.ts";
 import { startMetricsServer } from "./adapters/metrics/metrics-server.ts";
@@ -64,6 +65,7 @@ export const observabilityFor = async (config: Config, options: { readonly spanP
   return {
     decorators: {
       eventStore: both(metrics && meteredEventStore(metrics), tracing && tracedEventStore(tracing.tracer)),
+      eventBus: both(metrics && meteredEventBus(metrics), undefined),
       rateLimiter: both(metrics && meteredRateLimiter(metrics), undefined),
       imageEngine: both(metrics && meteredImageEngine(metrics, slots.image), tracing && tracedImageEngine(tracing.tracer)),
       ocrEngine: both(metrics && meteredOcrEngine(metrics, slots.ocr), tracing && tracedOcrEngine(tracing.tracer)),

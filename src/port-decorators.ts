@@ -1,4 +1,5 @@
 import { type Context, Effect, Layer } from "effect";
+import type { EventBusShape } from "./ports/event-bus.ts";
 import type { EventStoreShape } from "./ports/event-store.ts";
 import type { ImageEngineShape } from "./ports/image-engine.ts";
 import type { OcrEngineShape } from "./ports/ocr-engine.ts";
@@ -9,6 +10,7 @@ import type { TryOnEngineShape } from "./ports/tryon-engine.ts";
 /** Wrappers the server puts around ports (metrics, tracing: see observability.ts); each returns the same port. */
 export interface PortDecorators {
   readonly eventStore: (store: EventStoreShape) => EventStoreShape;
+  readonly eventBus: (bus: EventBusShape) => EventBusShape;
   readonly rateLimiter: (limiter: RateLimiterShape) => RateLimiterShape;
   readonly imageEngine: (engine: ImageEngineShape) => ImageEngineShape;
   readonly ocrEngine: (engine: OcrEngineShape) => OcrEngineShape;
@@ -17,7 +19,15 @@ export interface PortDecorators {
 }
 
 export const same = <S>(shape: S): S => shape;
-export const undecorated: PortDecorators = { eventStore: same, rateLimiter: same, imageEngine: same, ocrEngine: same, tryOnEngine: same, resultStore: same };
+export const undecorated: PortDecorators = {
+  eventStore: same,
+  eventBus: same,
+  rateLimiter: same,
+  imageEngine: same,
+  ocrEngine: same,
+  tryOnEngine: same,
+  resultStore: same,
+};
 
 /** `layer`'s service, passed through `decorate`; the identity leaves the layer untouched. */
 export const decorated =

@@ -1,9 +1,8 @@
 import { type Duration, Effect, Option, Schedule, Stream } from "effect";
 import type { DependencyUnavailable } from "../ports/errors.ts";
-import { type BusMessage, EventBus } from "../ports/event-bus.ts";
+import { type BusMessage, EventBus, type EventNotice } from "../ports/event-bus.ts";
 import { EventStore, type RecordedEvent, type UndecodableEvent } from "../ports/event-store.ts";
 import type { ProjectionShape } from "../ports/projections.ts";
-import { canonicalEventLine } from "./event-checksum.ts";
 
 const PAGE = 500;
 
@@ -28,22 +27,18 @@ export const durableNameOf = (projection: ProjectionShape): string => `${project
 /** Store events kept after a read, so the notices that follow are checked without reading them again. */
 const REMEMBERED_EVENTS = 2 * PAGE;
 
-/** The same event as the store holds it: every field, position and recording time included. */
-const sameEvent = (claimed: RecordedEvent, stored: RecordedEvent) =>
-  claimed.globalPosition === stored.globalPosition && claimed.recordedAt === stored.recordedAt && canonicalEventLine(claimed) === canonicalEventLine(stored);
-
-/** Names a dropped message for the log: where it sat on the bus and what it claimed to be. */
-export const droppedMessage = (message: BusMessage, claimed: RecordedEvent) =>
-  `dropped bus message: subject ${message.subject}, sequence ${message.sequence}, claimed event ${claimed.eventId} (${claimed.type}) at position ${claimed.globalPosition}`;
+/** Names a dropped message for the log: where it sat on the bus and what it claimed. */
+export const droppedMessage = (message: BusMessage, claimed: EventNotice) =>
+  `dropped bus message: subject ${message.subject}, sequence ${message.sequence}, claimed event ${claimed.eventId} at position ${claimed.globalPosition}`;
 
 /**
  * How a projection takes the bus: as a notification. Whoever reaches the bus can publish on it, so
- * an event it delivers is only a claim that the store holds that event at that position. On a
- * claim past the projection's position, the projection catches up from the store, which applies
- * what the store returns and nothing else; then the claim is compared with the store's event at
- * its position. A claim the store does not bear out (no event there, or another one) is dropped
- * and logged: it changes no row and no checkpoint, so a forged huge position cannot make later
- * real events be skipped.
+ * a notice is only a claim that the store holds that event at that position. On a claim past the
+ * projection's position, the projection catches up from the store, which applies what the store
+ * returns and nothing else; then the claim is compared with the store's event at its position. A
+ * claim the store does not bear out (no event there, or another one) is dropped and logged: it
+ * changes no row and no checkpoint, so a forged huge position cannot make later real events be
+ * skipped. (A whole event in a message, as earlier versions sent, is read as its id and position.)
  */
 export const makeStoreCheckedFollower = (projection: ProjectionShape) => {
   const recent = new Map<number, RecordedEvent>();
@@ -65,7 +60,7 @@ export const makeStoreCheckedFollower = (projection: ProjectionShape) => {
       return first !== undefined && first.globalPosition === position ? Option.some(first) : Option.none<RecordedEvent>();
     });
 
-  const onNotice = (claimed: RecordedEvent, message: BusMessage) =>
+  const onNotice = (claimed: EventNotice, message: BusMessage) =>
     Effect.gen(function* () {
       if (!Number.isSafeInteger(claimed.globalPosition) || claimed.globalPosition < 1) {
         return yield* Effect.logWarning(`${droppedMessage(message, claimed)}: not a store position; nothing applied`);
@@ -75,7 +70,7 @@ export const makeStoreCheckedFollower = (projection: ProjectionShape) => {
       if (Option.isNone(stored)) {
         return yield* Effect.logWarning(`${droppedMessage(message, claimed)}: the store holds no event at that position; nothing applied`);
       }
-      if (!sameEvent(claimed, stored.value)) {
+      if (claimed.eventId !== stored.value.eventId) {
         yield* Effect.logWarning(
           `${droppedMessage(message, claimed)}: it differs from the store's event ${stored.value.eventId} (${stored.value.type}) at that position; nothing of it applied`,
         );
@@ -112,7 +107,8 @@ export const runProjection = (projection: ProjectionShape, options: RunProjectio
         Effect.forkScoped,
       );
     }
-    return yield* bus.consume({ durable: durableNameOf(projection), category: projection.category }, follower.onNotice);
+    // Every notice, not only its category's: a catch-up moves the position past the others too, so lag reads 0 when current.
+    return yield* bus.consume({ durable: durableNameOf(projection) }, follower.onNotice);
   }).pipe(
     Effect.scoped,
     Effect.tapError((error) => Effect.logWarning(`projection ${projection.name}: bus unavailable; retrying`, error)),

@@ -79,6 +79,11 @@ export interface EventStoreShape {
     readonly after: number;
     readonly limit: number;
   }) => Effect.Effect<ReadonlyArray<RecordedEvent>, DependencyUnavailable | UndecodableEvent>;
+  /**
+   * The global position of the newest event; 0 while the store is empty. Read without reading
+   * events, so the distance to any checkpoint is cheap to know however far behind it is.
+   */
+  readonly headPosition: Effect.Effect<number, DependencyUnavailable>;
   /** Every event after `after`, then each new one as it is appended (by any process). */
   readonly follow: (options: { readonly after: number }) => Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent>;
 }

@@ -17,8 +17,6 @@ export type StoreBinding =
  */
 export interface ProjectionShape {
   readonly name: string;
-  /** The event category it reads (see eventCategory). */
-  readonly category: string;
   /** Names the storage it lives in: instances sharing the storage share one durable subscription. */
   readonly storageId: string;
   /** The global position of the last event applied; 0 when none. */

@@ -99,6 +99,16 @@ const eventStoreContract = (target: ContractTarget) =>
     const withStore = <A>(body: (store: EventStoreShape, stream: (name: string) => string) => Effect.Effect<A, unknown, Scope.Scope>) =>
       withStores(1, ([store], stream) => body(store!, stream));
 
+    it("names its head position: the newest event's, as every instance on the storage sees it", () =>
+      withStores(2, ([store, other], stream) =>
+        Effect.gen(function* () {
+          expect(yield* store!.headPosition).toBe(yield* headPosition(store!));
+          const appended = yield* store!.appendToStream(stream("head"), [event("Opened"), event("Named")], { expectedRevision: NO_STREAM });
+          expect(yield* other!.headPosition).toBe(appended.lastGlobalPosition);
+          expect(yield* store!.headPosition).toBe(yield* headPosition(store!));
+        }),
+      ));
+
     it("appends to a new stream expecting NO_STREAM and returns the next expected revision", () =>
       withStore((store, stream) =>
         Effect.gen(function* () {

@@ -14,14 +14,16 @@ import { inProcessStreamLocks } from "../../src/application/stream-locks.ts";
 import { lruStreamStateCache } from "../../src/application/stream-state-cache.ts";
 import { systemClock } from "../../src/ports/clock.ts";
 import { EventBus } from "../../src/ports/event-bus.ts";
-import { KeyProjection } from "../../src/ports/projections.ts";
+import { EventStore } from "../../src/ports/event-store.ts";
+import { KeyProjection, UsageProjection } from "../../src/ports/projections.ts";
 import { makeDataDir } from "../support/service-process.ts";
 
 const byTest = { kind: "service", task: "observability test" } as const;
 
 /**
- * The event-flow lag gauges (issue 16), read through the ports from real adapters: the events after
- * the forwarder's checkpoint on the bus, and after each projection's position in its own category.
+ * The event-flow lag gauges (issues 16, 24), read through the ports from real adapters: the store's
+ * head position minus the forwarder's checkpoint on the bus, and minus each projection's position,
+ * however far behind (they once counted only the next 1,000 events, of the projection's category).
  */
 const dataDir = makeDataDir();
 const runtime = ManagedRuntime.make(
@@ -41,7 +43,7 @@ afterAll(async () => {
 });
 
 describe("event-flow lag", () => {
-  it("counts what the forwarder and each projection have not handled, and how old the oldest is", async () => {
+  it("is the store's head minus each checkpoint, and the age of the oldest event waiting", async () => {
     const opened = Date.now();
     await runtime.runPromise(
       Effect.all([
@@ -58,8 +60,8 @@ describe("event-flow lag", () => {
     expect(keys.events).toBe(2);
     expect(keys.seconds).toBeGreaterThanOrEqual(0.05);
     expect(keys.seconds).toBeLessThan((Date.now() - opened) / 1000 + 0.01);
-    // The usage projection reads quota events only: none is waiting.
-    expect(before.projections.find((p) => p.projection === "usage")).toEqual({ projection: "usage", events: 0, seconds: 0 });
+    // The usage projection takes every notice too (it moves past events of other streams): both wait.
+    expect(before.projections.find((p) => p.projection === "usage")?.events).toBe(2);
 
     await runtime.runPromise(Effect.flatMap(EventBus, (bus) => bus.markPublishedThrough(1)));
     await runtime.runPromise(Effect.flatMap(KeyProjection, catchUpFromStore));
@@ -67,6 +69,7 @@ describe("event-flow lag", () => {
     expect(after.forwarder?.events).toBe(1);
     expect(after.forwarder?.seconds).toBeGreaterThan(0);
     expect(after.projections.find((p) => p.projection === "keys")).toEqual({ projection: "keys", events: 0, seconds: 0 });
+    await runtime.runPromise(Effect.flatMap(UsageProjection, catchUpFromStore));
 
     // The gauges take these values at a scrape.
     const metrics = makeServiceMetrics();
@@ -75,5 +78,28 @@ describe("event-flow lag", () => {
     expect(text).toMatch(/^its_event_forwarder_lag_events 1$/m);
     expect(text).toMatch(/^its_projection_lag_events\{projection="keys"\} 0$/m);
     expect(text).toMatch(/^its_projection_lag_events\{projection="usage"\} 0$/m);
+  });
+
+  it("reads every event between a checkpoint and the head, thousands of them, from the positions alone", async () => {
+    const metrics = makeServiceMetrics();
+    watchEventFlowLag(metrics, () => runtime.runPromise(readEventFlowLag));
+    const waiting = 2_500;
+    await runtime.runPromise(
+      Effect.flatMap(EventStore, (store) =>
+        Effect.forEach(
+          Array.from({ length: waiting }, (_, i) => i),
+          (i) => store.appendToStream(`transformation-lag${i}`, [{ type: "Noted", data: { i } }], { expectedRevision: "any" }),
+        ),
+      ),
+    );
+    const head = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.headPosition));
+    const positions = await runtime.runPromise(
+      Effect.all([Effect.flatMap(UsageProjection, (p) => p.position), Effect.flatMap(KeyProjection, (p) => p.position)]),
+    );
+    expect(head - positions[0]).toBe(waiting);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(new RegExp(`^its_projection_lag_events\\{projection="usage"\\} ${head - positions[0]}$`, "m"));
+    expect(text).toMatch(new RegExp(`^its_projection_lag_events\\{projection="keys"\\} ${head - positions[1]}$`, "m"));
+    expect(text).toMatch(new RegExp(`^its_event_forwarder_lag_events ${head - 1}$`, "m"));
   });
 });

@@ -1,9 +1,8 @@
 import { Deferred, type Duration, Effect, Exit, Layer, Option, Semaphore } from "effect";
-import { type BusMessage, EventBus, type EventBusShape, eventCategory, type Subscription } from "../../ports/event-bus.ts";
-import type { RecordedEvent } from "../../ports/event-store.ts";
+import { type BusMessage, EventBus, type EventBusShape, eventCategory, type EventNotice, noticeOf, type Subscription } from "../../ports/event-bus.ts";
 
 /**
- * The embedded bus: the EventBus contract inside one process, so the service runs with nothing
+ * The embedded bus: the EventBus contract inside one process (notices only, like JetStream), so the service runs with nothing
  * else started. It lives and dies with the process (its forwarder checkpoint too), which is why
  * the forwarder then starts from where the projections stand rather than from a stored checkpoint.
  */
@@ -17,15 +16,20 @@ export interface InProcessEventBusOptions {
 interface Durable {
   /** The next sequence to look at: everything before it is acknowledged. */
   next: number;
-  category: string | undefined;
-  /** Consumers sharing the durable take turns: one event at a time, in order. */
+  /** Consumers sharing the durable take turns: one notice at a time, in order. */
   readonly turn: Semaphore.Semaphore;
+}
+
+/** A notice as the bus keeps it: with its subject's category, as JetStream has it. */
+interface Message {
+  readonly notice: EventNotice;
+  readonly category: string;
 }
 
 export const makeInProcessEventBus = (options: InProcessEventBusOptions = {}): EventBusShape => {
   const maxMessages = options.maxMessages ?? 100_000;
   const redeliveryDelay = options.redeliveryDelay ?? "200 millis";
-  const messages = new Map<number, RecordedEvent>();
+  const messages = new Map<number, Message>();
   const sequenceOfId = new Map<string, number>();
   let firstSequence = 1;
   let lastSequence = 0;
@@ -36,37 +40,25 @@ export const makeInProcessEventBus = (options: InProcessEventBusOptions = {}): E
 
   const durableFor = (subscription: Subscription): Durable => {
     const existing = durables.get(subscription.durable);
-    if (existing) {
-      existing.category = subscription.category;
-      return existing;
-    }
-    const created: Durable = { next: firstSequence, category: subscription.category, turn: Semaphore.makeUnsafe(1) };
+    if (existing) return existing;
+    const created: Durable = { next: firstSequence, turn: Semaphore.makeUnsafe(1) };
     durables.set(subscription.durable, created);
     return created;
   };
 
-  /** The durable's next matching event; events of other categories are acknowledged in passing. */
-  const nextFor = (durable: Durable): { sequence: number; event: RecordedEvent } | undefined => {
-    durable.next = Math.max(durable.next, firstSequence);
-    for (; durable.next <= lastSequence; durable.next++) {
-      const event = messages.get(durable.next)!;
-      if (durable.category === undefined || eventCategory(event.streamName) === durable.category) return { sequence: durable.next, event };
-    }
-    return undefined;
-  };
-
-  const deliverNext = <E, R>(durable: Durable, handle: (event: RecordedEvent, message: BusMessage) => Effect.Effect<void, E, R>) =>
+  const deliverNext = <E, R>(durable: Durable, handle: (notice: EventNotice, message: BusMessage) => Effect.Effect<void, E, R>) =>
     Effect.gen(function* () {
       const wake = arrival;
-      const next = nextFor(durable);
+      durable.next = Math.max(durable.next, firstSequence);
+      const next = messages.get(durable.next);
       if (next === undefined) return yield* Deferred.await(wake);
-      const message = { subject: `in-process.${eventCategory(next.event.streamName)}`, sequence: next.sequence };
-      const exit = yield* Effect.exit(handle(structuredClone(next.event), message));
+      const message = { subject: `in-process.${next.category}`, sequence: durable.next };
+      const exit = yield* Effect.exit(handle({ ...next.notice }, message));
       if (Exit.isSuccess(exit)) {
-        durable.next = next.sequence + 1;
+        durable.next = message.sequence + 1;
         return;
       }
-      yield* Effect.logWarning(`event handler failed on bus message ${next.sequence}; handing it over again`, exit.cause);
+      yield* Effect.logWarning(`notice handler failed on bus message ${message.sequence}; handing it over again`, exit.cause);
       yield* Effect.sleep(redeliveryDelay);
     });
 
@@ -76,10 +68,10 @@ export const makeInProcessEventBus = (options: InProcessEventBusOptions = {}): E
         const known = sequenceOfId.get(event.eventId);
         if (known !== undefined) return { sequence: known, duplicate: true };
         const sequence = ++lastSequence;
-        messages.set(sequence, structuredClone(event));
+        messages.set(sequence, { notice: noticeOf(event), category: eventCategory(event.streamName) });
         sequenceOfId.set(event.eventId, sequence);
         for (; lastSequence - firstSequence + 1 > maxMessages; firstSequence++) {
-          sequenceOfId.delete(messages.get(firstSequence)!.eventId);
+          sequenceOfId.delete(messages.get(firstSequence)!.notice.eventId);
           messages.delete(firstSequence);
         }
         const woken = arrival;

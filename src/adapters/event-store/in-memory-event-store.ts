@@ -54,6 +54,7 @@ export const makeInMemoryEventStore = (options: InMemoryEventStoreOptions = {}):
       }),
     readStream: (streamName, readOptions) => Effect.sync(() => (storage.streams.get(streamName) ?? []).slice(Math.max(readOptions?.fromRevision ?? 0, 0))),
     readAll,
+    headPosition: Effect.sync(() => storage.all.length),
     follow: ({ after }) => followByPolling(readAll, after, { pollInterval: options.pollInterval ?? defaultPollInterval }),
   };
 };

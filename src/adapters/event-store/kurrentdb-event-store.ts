@@ -171,6 +171,24 @@ export const makeKurrentDbEventStore = (client: KurrentDBClient): EventStoreShap
         },
         catch: readFailed,
       }),
+    // $all ends with KurrentDB's own records as often as not: read backwards past them to our newest event.
+    headPosition: Effect.tryPromise({
+      try: async () => {
+        let from: ReadPosition = END;
+        for (;;) {
+          let last: Position | undefined;
+          for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: 100 })) {
+            const event = resolved.event;
+            if (event?.position === undefined) continue;
+            if (!isSystem(event)) return toGlobalPosition(event.position);
+            last = event.position;
+          }
+          if (last === undefined || (from !== END && last.commit === from.commit)) return 0;
+          from = last;
+        }
+      },
+      catch: unavailable,
+    }),
     // KurrentDB pushes new events, so no polling: a catch-up subscription replays from `after`, then goes live.
     follow: ({ after }) =>
       Stream.unwrap(

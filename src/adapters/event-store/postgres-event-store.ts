@@ -158,6 +158,10 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
         catch: readFailed,
       }),
     readAll,
+    headPosition: Effect.tryPromise({
+      try: async () => Number((await pool.query<{ head: string }>(`SELECT coalesce(max(global_position), 0) AS head FROM ${table}`)).rows[0]!.head),
+      catch: unavailable,
+    }),
     follow: ({ after }) => followByPolling(readAll, after, { pollInterval: options.pollInterval ?? defaultPollInterval }),
   };
 };

@@ -99,6 +99,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
   const insert = db.prepare("INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const selectStream = db.prepare(`SELECT ${columns} FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision`);
   const selectAll = db.prepare(`SELECT ${columns} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`);
+  const selectHead = db.prepare("SELECT coalesce(max(global_position), 0) AS head FROM events");
 
   const headOf = (streamName: string) => {
     const row = streamHead.get(streamName) as { stream_revision: number; global_position: number } | undefined;
@@ -160,6 +161,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
         catch: readFailed,
       }),
     readAll,
+    headPosition: Effect.try({ try: () => integer(selectHead.get()!, "head"), catch: unavailable }),
     follow: ({ after }) => followByPolling(readAll, after, { pollInterval: options.pollInterval ?? defaultPollInterval }),
   };
 };

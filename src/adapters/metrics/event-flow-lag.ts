@@ -1,9 +1,9 @@
 import { Effect, Option } from "effect";
 import { Clock } from "../../ports/clock.ts";
-import { EventBus, eventCategory } from "../../ports/event-bus.ts";
+import { EventBus } from "../../ports/event-bus.ts";
 import { EventStore } from "../../ports/event-store.ts";
 import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
-import { LAG_COUNT_LIMIT, type ServiceMetrics } from "./service-metrics.ts";
+import type { ServiceMetrics } from "./service-metrics.ts";
 
 export interface Lag {
   readonly events: number;
@@ -17,28 +17,29 @@ export interface EventFlowLag {
 }
 
 /**
- * How far the event flow trails the store, read through the ports: the events after the
- * forwarder's checkpoint, and after each projection's position (only its own category: events of
- * others never reach it from the bus). Reads at most LAG_COUNT_LIMIT events per position.
+ * How far the event flow trails the store, read through the ports: the store's head position
+ * minus the forwarder's checkpoint, and minus each projection's position, whatever lies between
+ * (projections take every notice, so each follows the whole store). The age is the oldest waiting
+ * event's: one event read per position that trails, none for a current one.
  */
 export const readEventFlowLag = Effect.gen(function* () {
   const store = yield* EventStore;
   const bus = yield* EventBus;
   const now = (yield* Clock).now().getTime();
-  const waitingAfter = (after: number, category?: string) =>
-    store.readAll({ after, limit: LAG_COUNT_LIMIT }).pipe(
-      Effect.map((page): Lag => {
-        const waiting = category === undefined ? page : page.filter((event) => eventCategory(event.streamName) === category);
-        const oldest = waiting[0];
-        return { events: waiting.length, seconds: oldest === undefined ? 0 : Math.max(0, (now - Date.parse(oldest.recordedAt)) / 1000) };
-      }),
-    );
+  const head = yield* store.headPosition;
+  const lagAfter = (position: number) =>
+    position >= head
+      ? Effect.succeed<Lag>({ events: 0, seconds: 0 })
+      : store.readAll({ after: position, limit: 1 }).pipe(
+          Effect.map(([oldest]): Lag => ({
+            events: head - position,
+            seconds: oldest === undefined ? 0 : Math.max(0, (now - Date.parse(oldest.recordedAt)) / 1000),
+          })),
+        );
   const checkpoint = yield* bus.publishedThrough;
-  const forwarder = Option.isSome(checkpoint) ? yield* waitingAfter(checkpoint.value) : undefined;
+  const forwarder = Option.isSome(checkpoint) ? yield* lagAfter(checkpoint.value) : undefined;
   const projections = yield* Effect.forEach([yield* UsageProjection, yield* KeyProjection], (projection) =>
-    Effect.flatMap(projection.position, (position) => waitingAfter(position, projection.category)).pipe(
-      Effect.map((lag) => ({ projection: projection.name, ...lag })),
-    ),
+    Effect.flatMap(projection.position, lagAfter).pipe(Effect.map((lag) => ({ projection: projection.name, ...lag }))),
   );
   return { forwarder, projections } satisfies EventFlowLag;
 });

@@ -2,9 +2,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { FEATURES } from "../../domain/plan.ts";
 import { RATE_LIMIT_BUCKET_LABELS } from "./metered-rate-limiter.ts";
 
-/** Lag is counted by reading the waiting events: beyond this many a scrape stops counting. */
-export const LAG_COUNT_LIMIT = 1000;
-
 /**
  * Every metric the service exposes, in one registry. Labels hold only small fixed sets (route
  * templates, operations, engine names, outcomes): never a key, token, email, id or raw path, so a
@@ -97,7 +94,7 @@ export const makeServiceMetrics = () => {
     }),
     forwarderLagEvents: new Gauge({
       name: "its_event_forwarder_lag_events",
-      help: `Events in the store not yet on the bus (counted up to ${LAG_COUNT_LIMIT}).`,
+      help: "Store head position minus the forwarder's checkpoint: events not yet announced on the bus.",
       registers,
       collect,
     }),
@@ -109,7 +106,7 @@ export const makeServiceMetrics = () => {
     }),
     projectionLagEvents: new Gauge({
       name: "its_projection_lag_events",
-      help: `Events of a projection's category in the store that it has not applied yet (counted up to ${LAG_COUNT_LIMIT}).`,
+      help: "Store head position minus the projection's checkpoint: events it has not applied yet.",
       labelNames: ["projection"] as const,
       registers,
       collect,
@@ -120,6 +117,11 @@ export const makeServiceMetrics = () => {
       labelNames: ["projection"] as const,
       registers,
       collect,
+    }),
+    busPublishRefusals: new Counter({
+      name: "its_event_bus_publish_refusals_total",
+      help: "Event notices the bus refused for good (malformed, or over its size limits): each logged at error level with the event's position and skipped.",
+      registers,
     }),
     lagSampleFailures: new Counter({
       name: "its_event_flow_lag_sample_failures_total",

@@ -1,11 +1,11 @@
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
-import { nanos } from "@nats-io/transport-node";
+import { InvalidArgumentError, nanos } from "@nats-io/transport-node";
 import { Effect, Layer, Option, Result } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { type BusMessage, EventBus, type EventBusShape, eventCategory, type Subscription } from "../../ports/event-bus.ts";
-import type { RecordedEvent } from "../../ports/event-store.ts";
-import { decodeBusEvent } from "./bus-event-message.ts";
+import { type BusMessage, EventBus, type EventBusShape, eventCategory, type EventNotice, PublishRejected, type Subscription } from "../../ports/event-bus.ts";
+import { decodeNotice, encodeNotice } from "./event-notice-message.ts";
+import { defaultEventStreamLimits, differsFrom, type EventStreamLimits, streamLimitsConfig } from "./event-stream-limits.ts";
 import { compareAndSwap } from "./kv-compare-and-swap.ts";
 import { NatsClient } from "./nats-connection.ts";
 import { natsNames, natsToken } from "./nats-names.ts";
@@ -27,6 +27,8 @@ export interface JetStreamEventBusOptions {
   readonly redeliveryDelayMs?: number;
   /** A durable nobody consumed for this long is removed by the server; its next consumer starts over (idempotent projections skip what they hold). */
   readonly inactiveDurableMs?: number;
+  /** What the stream keeps (defaultEventStreamLimits unless given). */
+  readonly limits?: EventStreamLimits;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -37,12 +39,23 @@ const isNotFound = (error: unknown) =>
   error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);
 
 /**
- * The event bus on NATS JetStream. Events go to `<namespace>.events.<category>` with the event id
- * as Nats-Msg-Id, into one file-backed stream, so they keep their order and a repeat within the
- * duplicate window is dropped. Durable pull consumers hand over one event at a time
- * (max_ack_pending 1): consumers sharing a durable, in several processes, still apply events in
- * order. The forwarder's checkpoint is a KV entry named after the stream's creation time and the
- * store, so a stream made anew (deleted by hand) or taken over by another store starts without one.
+ * A publish that the same message can never pass: the client refuses it (over the server's
+ * max_payload, a header it cannot write) or the stream answers that the message itself is bad
+ * (status 400: over max_msg_size). No responders, timeouts, a lost connection: those pass later.
+ */
+const refusedForGood = (error: unknown) => error instanceof InvalidArgumentError || (error instanceof JetStreamApiError && error.status === 400);
+
+/** Subject tokens stay short whatever a stream is named: a subject over the server's control-line limit would cost the connection. */
+const SUBJECT_TOKEN_LENGTH = 64;
+
+/**
+ * The event bus on NATS JetStream. Notices go to `<namespace>.events.<category>` with the event id
+ * as Nats-Msg-Id, into one file-backed stream with age, size and message-size limits, so they keep
+ * their order and a repeat within the duplicate window is dropped. Durable pull consumers hand
+ * over one notice at a time (max_ack_pending 1): consumers sharing a durable, in several
+ * processes, still take them in order. The forwarder's checkpoint is a KV entry named after the
+ * stream's creation time and the store, so a stream made anew (deleted by hand) or taken over by
+ * another store starts without one.
  *
  * A stream outlives a store: a database reset, a second environment or a migrated store under the
  * same NATS_NAMESPACE meets the stream, consumers and checkpoint an earlier store left. So the
@@ -59,19 +72,24 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
       const ackWaitMs = options.ackWaitMs ?? 5_000;
       const redeliveryDelayMs = options.redeliveryDelayMs ?? 200;
       const stream = names.eventStream;
+      const limits = streamLimitsConfig(options.limits ?? defaultEventStreamLimits, duplicateWindowMs);
 
-      /** Makes the stream if it is missing; returns its creation time. */
+      /**
+       * Makes the stream if it is missing, or sets its limits where they differ (a stream an earlier
+       * version made, unbounded, holding whole events: those messages stay, read as notices, until
+       * the limits remove them); returns its creation time.
+       */
       const ensureStream = async (): Promise<string> => {
         const config = {
           name: stream,
           subjects: [`${names.subjectRoot}.>`],
           storage: StorageType.File,
           retention: RetentionPolicy.Limits,
-          duplicate_window: nanos(duplicateWindowMs),
+          ...limits,
         };
         try {
           const info = await nats.manager.streams.info(stream);
-          if (info.config.duplicate_window !== config.duplicate_window) await nats.manager.streams.update(stream, config);
+          if (differsFrom(info.config, limits)) await nats.manager.streams.update(stream, { ...info.config, ...limits });
           return info.created;
         } catch (error) {
           if (!isNotFound(error)) throw error;
@@ -135,6 +153,7 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
       let checkpointKey: string | undefined;
       const keyOfStream = (created: string) => `published-through.${incarnation(created)}.${storeToken}`;
 
+      // Made or updated: a durable of an earlier version, filtered by category, takes every notice from now on.
       const ensureConsumer = async (subscription: Subscription): Promise<string> => {
         const durable = natsToken(subscription.durable);
         await ensureStream();
@@ -145,27 +164,26 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
           max_ack_pending: 1,
           ack_wait: nanos(ackWaitMs),
           inactive_threshold: nanos(options.inactiveDurableMs ?? 7 * DAY_MS),
-          ...(subscription.category === undefined ? {} : { filter_subject: `${names.subjectRoot}.${natsToken(subscription.category)}` }),
         });
         return durable;
       };
 
-      const deliver = <E, R>(message: JsMsg, handle: (event: RecordedEvent, message: BusMessage) => Effect.Effect<void, E, R>) =>
+      const deliver = <E, R>(message: JsMsg, handle: (notice: EventNotice, message: BusMessage) => Effect.Effect<void, E, R>) =>
         Effect.gen(function* () {
-          const event = decodeBusEvent(message.string());
-          if (Result.isFailure(event)) {
+          const notice = decodeNotice(message.string());
+          if (Result.isFailure(notice)) {
             // Not ours: nothing would ever read it; dropping it keeps the durable moving.
-            yield* Effect.logWarning(`dropped bus message: subject ${message.subject}, sequence ${message.seq}: ${event.failure}; terminated`);
+            yield* Effect.logWarning(`dropped bus message: subject ${message.subject}, sequence ${message.seq}: ${notice.failure}; terminated`);
             message.term();
             return;
           }
-          // An event in hand when the consumer stops stays unacknowledged: it comes again after the ack wait.
-          const exit = yield* Effect.exit(handle(event.success, { subject: message.subject, sequence: message.seq }));
+          // A notice in hand when the consumer stops stays unacknowledged: it comes again after the ack wait.
+          const exit = yield* Effect.exit(handle(notice.success, { subject: message.subject, sequence: message.seq }));
           if (exit._tag === "Success") {
             message.ack();
             return;
           }
-          yield* Effect.logWarning(`event handler failed on stream message ${message.seq}; handing it over again`, exit.cause);
+          yield* Effect.logWarning(`notice handler failed on stream message ${message.seq}; handing it over again`, exit.cause);
           message.nak(redeliveryDelayMs);
         });
 
@@ -173,10 +191,18 @@ export const jetStreamEventBusLayer = (options: JetStreamEventBusOptions) =>
         publish: (event) =>
           Effect.tryPromise({
             try: () =>
-              nats.jetstream.publish(`${names.subjectRoot}.${natsToken(eventCategory(event.streamName))}`, JSON.stringify(event), {
+              nats.jetstream.publish(`${names.subjectRoot}.${natsToken(eventCategory(event.streamName)).slice(0, SUBJECT_TOKEN_LENGTH)}`, encodeNotice(event), {
                 msgID: event.eventId,
               }),
-            catch: unavailable("publish"),
+            catch: (cause) =>
+              refusedForGood(cause)
+                ? new PublishRejected({
+                    eventId: event.eventId,
+                    globalPosition: event.globalPosition,
+                    reason: cause instanceof Error ? cause.message : String(cause),
+                    cause,
+                  })
+                : unavailable("publish")(cause),
           }).pipe(Effect.map((ack) => ({ sequence: ack.seq, duplicate: ack.duplicate }))),
 
         consume: (subscription, handle) =>

@@ -102,7 +102,6 @@ export const makeSqliteProjection = (context: SqliteProjectionContext, definitio
   const boundStore = storeStatements(db, definition.name);
   return {
     name: definition.name,
-    category: definition.category,
     storageId: context.storageId,
     position: Effect.try({ try: checkpoint.read, catch: unavailable }),
     apply: (events) =>
