@@ -1,0 +1,28 @@
+/**
+ * What the document engine (PDFium in its thread) may use, and what a PDF is expected to cost
+ * in it, so that a document is admitted by what it will cost rather than by its upload size.
+ */
+const MiB = 1024 * 1024;
+
+/**
+ * The default cap on PDFium's memory: an eighth of what this process may use (its cgroup limit,
+ * else the machine's), between 256 MiB and 512 MiB. 256 MiB holds the largest document the
+ * default limits admit (a 40-megapixel RGB image decodes to ~180 MiB of PDFium's heap); 512 MiB
+ * is where a PDF bomb is refused within a second on two cores (it fills the cap first).
+ */
+export const defaultDocumentMemoryBytes = (memoryBytes: number): number => Math.min(512 * MiB, Math.max(256 * MiB, Math.floor(memoryBytes / 8)));
+
+/** An image of `pixels` as PDFium decodes it: up to four bytes a pixel (RGB with alpha, CMYK). */
+const decodedImageBytes = (pixels: number) => pixels * 4;
+
+/** The grey page bitmap PDFium draws into: one byte a pixel. */
+const pageBitmapBytes = (pixels: number) => pixels;
+
+/**
+ * PDFium's memory to draw one page showing an image of `imagePixels`: the file (copied into its
+ * heap), the page bitmap and the decoded image.
+ */
+export const pdfPageCostBytes = (fileBytes: number, pagePixels: number, imagePixels: number): number =>
+  fileBytes + pageBitmapBytes(pagePixels) + decodedImageBytes(imagePixels);
+
+export const mebibytes = (bytes: number): number => Math.round(bytes / MiB);
