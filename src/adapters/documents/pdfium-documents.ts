@@ -73,6 +73,9 @@ export const loadPdfium = (memoryBytes: number): Promise<Pdfium> =>
       wasmBinary: binary.buffer,
       locateFile: () => "",
       onAbort: () => (condition.broken = true),
+      // Its own notes on stderr (a refused growth, the abort) would break the JSON log; the thread reports both.
+      print: () => undefined,
+      printErr: () => undefined,
     } as Parameters<typeof PDFiumModule>[0])) as unknown as Pdfium;
     // The loader grows memory only through this method and reads a throw as "out of memory".
     const memory = module.wasmExports.memory;
