@@ -1,6 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DocumentThread, documentThread,DocumentTooCostly } from "../../src/adapters/documents/document-thread-client.ts";
+import { type DocumentThread, documentThread, DocumentTooCostly } from "../../src/adapters/documents/document-thread-client.ts";
 import type { InspectedPdf } from "../../src/adapters/documents/pdfium-documents.ts";
 import { nestedFormsPdf, pdfOf } from "../support/document-fixtures.ts";
 
