@@ -56,7 +56,8 @@ const threadHeapMb = 64;
 
 export const documentThread = (options: DocumentThreadOptions): DocumentThread => {
   const setup: DocumentThreadSetup = { pdfiumMemoryBytes: options.pdfiumMemoryBytes };
-  const tooCostly = () => new DocumentTooCostly(`it needs more than the ${Math.round(options.pdfiumMemoryBytes / 2 ** 20)} MiB the document engine may use`);
+  const tooCostly = (limitMiB: number) => new DocumentTooCostly(`it needs more than the ${limitMiB} MiB the document engine may use`);
+  const pdfiumMiB = Math.round(options.pdfiumMemoryBytes / 2 ** 20);
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let worker: Worker | undefined;
@@ -76,7 +77,10 @@ export const documentThread = (options: DocumentThreadOptions): DocumentThread =
   const current = (): Worker => {
     if (worker) return worker;
     const started = new Worker(threadUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: threadHeapMb } });
-    started.on("error", (error: Error & { code?: string }) => worker === started && stop(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? tooCostly() : error));
+    started.on(
+      "error",
+      (error: Error & { code?: string }) => worker === started && stop(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? tooCostly(threadHeapMb) : error),
+    );
     started.on("exit", (code) => worker === started && stop(new Error(`the document thread exited with code ${code}`)));
     started.on("message", (message: DocumentThreadMessage) => {
       const job = pending.get(message.id);
@@ -86,7 +90,7 @@ export const documentThread = (options: DocumentThreadOptions): DocumentThread =
       else if (message.kind === "refused") job?.reject(new DocumentRefused(message.message));
       else if (message.kind === "failed") job?.reject(new Error(message.message));
       // PDFium aborted or trapped on the client's file: a file it cannot read, said without its internals.
-      else job?.reject(message.outOfMemory ? tooCostly() : new DocumentRefused("the PDF is malformed: PDFium stopped while reading it"));
+      else job?.reject(message.outOfMemory ? tooCostly(pdfiumMiB) : new DocumentRefused("the PDF is malformed: PDFium stopped while reading it"));
       if (message.kind === "poisoned" || message.kind === "failed") stop(new Error(`the document thread was discarded: ${message.message}`));
       else if (pending.size === 0) idleTimer = setTimeout(() => pending.size === 0 && stop(new Error("idle")), options.idleMs).unref();
     });
