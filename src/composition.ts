@@ -198,9 +198,12 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     eventFlowLayer(config),
     decorated(ImageEngine, decorators.imageEngine)(images),
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
-    documentReaderLayer({ maxPages: config.maxDocumentPages, maxPixels: config.maxImagePixels, deadlineMs: config.engineDeadlineMs }).pipe(
-      Layer.provide(sharpImageInspectorLayer({ maxPixels: config.maxImagePixels })),
-    ),
+    documentReaderLayer({
+      maxPages: config.maxDocumentPages,
+      maxPixels: config.maxImagePixels,
+      deadlineMs: config.engineDeadlineMs,
+      memoryBytes: config.documentMemoryBytes,
+    }).pipe(Layer.provide(sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }))),
     decorated(ResultStore, decorators.resultStore)(resultStoreLayer(config.resultStore, nats)),
     decorated(TryOnEngine, decorators.tryOnEngine)(OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs })),
     decorated(

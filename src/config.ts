@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { Result, Schema, SchemaIssue } from "effect";
+import { defaultDocumentMemoryBytes } from "./adapters/documents/document-memory.ts";
 import { defaultPostgresSchema } from "./adapters/event-store/postgres-event-store.ts";
 import { defaultAdmissionBudgetBytes } from "./adapters/http/admission-budget.ts";
 import { parseTrustProxy, type TrustProxy } from "./adapters/http/forwarded-client.ts";
@@ -35,6 +36,7 @@ const Env = Schema.Struct({
   MAX_IMAGE_BYTES: Schema.optionalKey(PositiveInt),
   MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
   MAX_DOCUMENT_PAGES: Schema.optionalKey(PositiveInt),
+  DOCUMENT_MEMORY_MB: Schema.optionalKey(PositiveInt),
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
   QUOTA_RESERVATION_TTL_SECONDS: Schema.optionalKey(PositiveInt),
@@ -109,6 +111,8 @@ export interface Config {
   readonly maxImagePixels: number;
   /** Pages of a PDF or multi-page TIFF sent to /ocr, at most (413 beyond). */
   readonly maxDocumentPages: number;
+  /** Memory the document engine (PDFium) may grow to; a document that needs more gets 413. */
+  readonly documentMemoryBytes: number;
   readonly maxKeysPerAccount: number;
   readonly resultTtlSeconds: number;
   /** How long a quota reservation holds its unit when its instance dies before committing or releasing it. */
@@ -307,6 +311,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxImageBytes,
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
     maxDocumentPages: e.MAX_DOCUMENT_PAGES ?? 20,
+    documentMemoryBytes: e.DOCUMENT_MEMORY_MB === undefined ? defaultDocumentMemoryBytes(memoryBytes) : e.DOCUMENT_MEMORY_MB * MiB,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds,
     quotaReservationTtlSeconds: e.QUOTA_RESERVATION_TTL_SECONDS ?? defaultServiceSettings.reservationTtlMs / 1000,

@@ -85,4 +85,41 @@ describe("the tesseract worker pool", () => {
     expect(pool.idleModels.at(-1)).toBe("eng+deu");
     expect(pool.idleBytes).toBeLessThanOrEqual(budget);
   }, 120_000);
+
+  it("fails a job whose worker's thread is killed mid-job at once, and serves the next job with a fresh worker", async () => {
+    pool = await TesseractWorkerPool.start([[["eng"], 1]], 256 * 2 ** 20);
+    const digits = await line("2024 1955 3071");
+    let killed: unknown;
+    const started = performance.now();
+    const job = pool.withWorker(["eng"], never(), (worker) => {
+      killed = worker;
+      const reading = worker.recognize(Buffer.from(digits));
+      // The Node thread under the tesseract.js worker, ended as an out-of-memory kill would end it.
+      void (worker as unknown as { readonly worker: { readonly terminate: () => Promise<number> } }).worker.terminate();
+      return reading;
+    });
+    await expect(job).rejects.toThrow(/exited/);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(pool.idleModels).toEqual([]);
+    const next = await pool.withWorker(["eng"], never(), async (worker) => ({ worker, text: (await worker.recognize(Buffer.from(digits))).data.text }));
+    expect(next.worker).not.toBe(killed);
+    expect(next.text.replace(/\s/g, "")).toContain("2024");
+  }, 60_000);
+
+  it("never lends again a worker whose job failed: its module may have aborted", async () => {
+    pool = await TesseractWorkerPool.start([[["eng"], 1]], 256 * 2 ** 20);
+    let poisoned: unknown;
+    await expect(
+      pool.withWorker(["eng"], never(), (worker) => {
+        poisoned = worker;
+        return Promise.reject(new Error("RuntimeError: Aborted(OOM)"));
+      }),
+    ).rejects.toThrow("Aborted");
+    expect(pool.idleModels).toEqual([]);
+    const text = await pool.withWorker(["eng"], never(), async (worker) => {
+      expect(worker).not.toBe(poisoned);
+      return (await worker.recognize(Buffer.from(await line("2024")))).data.text;
+    });
+    expect(text).toContain("2024");
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import type { Worker } from "node:worker_threads";
 import { Context, Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
 import { OnnxTryOnEngineLive, type OnnxTryOnEngineOptions } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
@@ -33,5 +34,24 @@ describe("try-on engine admission", () => {
     const request = { person: await validated(fixtures.astronaut()), clothing: await validated(await fixtures.tshirt()), settings: DEFAULT_TRYON_SETTINGS };
     const error = await Effect.runPromise(Effect.flip(engine.tryOn(request)));
     expect(error).toMatchObject({ _tag: "EngineTimeout", deadlineMs: 1 });
+  });
+
+  it("discards a thread whose job failed mid-way, and serves the next request on a fresh one", async () => {
+    const threads: Array<Worker> = [];
+    const started = (worker: Worker) => threads.push(worker);
+    process.on("worker", started);
+    try {
+      const engine = await engineWith({});
+      expect(threads).toHaveLength(1);
+      const request = { person: await validated(fixtures.astronaut()), clothing: await validated(await fixtures.tshirt()), settings: DEFAULT_TRYON_SETTINGS };
+      // A value no stage foresees fails the job after the models have run: the thread's state is no longer known.
+      const unforeseen = { ...request, settings: { ...DEFAULT_TRYON_SETTINGS, lightingStyle: "unforeseen" as never } };
+      expect(await Effect.runPromise(Effect.flip(engine.tryOn(unforeseen)))).toMatchObject({ _tag: "DependencyUnavailable", dependency: "try-on thread" });
+      const next = await Effect.runPromise(Effect.result(engine.tryOn(request)));
+      expect(next._tag).toBe("Success");
+      expect(threads).toHaveLength(2);
+    } finally {
+      process.off("worker", started);
+    }
   });
 });

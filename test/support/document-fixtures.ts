@@ -1,11 +1,13 @@
 import crypto from "node:crypto";
+import zlib from "node:zlib";
 import sharp from "sharp";
 
 /**
  * Documents and images in the formats /ocr reads beside the usual ones, made at test time from
  * sharp's own rendering: PDFs (scanned pages as JPEG images, optionally encrypted or carrying
- * JavaScript), multi-page TIFF, BMP and PBM. The PDF writer is deliberately plain (one image per
- * page, a classic cross-reference table) so that every byte of a fixture is explained here.
+ * JavaScript), multi-page TIFF, BMP and PBM, and hostile PDFs (nested forms, a huge embedded
+ * image). The PDF writer is deliberately plain (one image per page, a classic cross-reference
+ * table) so that every byte of a fixture is explained here.
  */
 
 const escapeMarkup = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
@@ -123,6 +125,12 @@ export const pdfOf = async (pages: ReadonlyArray<Uint8Array> | number, options: 
     add(`<< /Filter /Standard /V 1 /R 2 /O <${encryption.owner.toString("hex")}> /U <${encryption.user.toString("hex")}> /P ${permissions} >>`);
   }
 
+  const encryptEntry = encryption === undefined ? "" : ` /Encrypt ${objects.length} 0 R`;
+  return assemblePdf(objects, ` /ID [<${id.toString("hex")}> <${id.toString("hex")}>]${encryptEntry}`);
+};
+
+/** Numbers `objects` from 1 (the first is the catalog) and writes them with a classic cross-reference table. */
+const assemblePdf = (objects: ReadonlyArray<Buffer>, trailerExtras = ""): Uint8Array => {
   const parts: Array<Buffer> = [Buffer.from("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "latin1")];
   const offsets: Array<number> = [];
   let length = parts[0]!.length;
@@ -133,10 +141,60 @@ export const pdfOf = async (pages: ReadonlyArray<Uint8Array> | number, options: 
     length += object.length;
   });
   const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`)].join("");
-  const encryptEntry = encryption === undefined ? "" : ` /Encrypt ${objects.length} 0 R`;
-  const trailer = `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /ID [<${id.toString("hex")}> <${id.toString("hex")}>]${encryptEntry} >>\nstartxref\n${length}\n%%EOF\n`;
+  const trailer = `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${trailerExtras} >>\nstartxref\n${length}\n%%EOF\n`;
   parts.push(Buffer.from(xref + trailer, "latin1"));
   return new Uint8Array(Buffer.concat(parts));
+};
+
+const plainStream = (dictionary: string, data: Buffer) =>
+  Buffer.concat([Buffer.from(`<< ${dictionary} /Length ${data.length} >>\nstream\n`, "latin1"), data, Buffer.from("\nendstream", "latin1")]);
+
+/** A one-page Letter PDF whose page shows the form or image object 4 with `pageContent`; `rest` are objects 4, 5, … */
+const onePagePdf = (pageContent: string, rest: ReadonlyArray<Buffer>) =>
+  assemblePdf([
+    Buffer.from("<< /Type /Catalog /Pages 2 0 R >>", "latin1"),
+    Buffer.from("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", "latin1"),
+    Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 4 0 R >> >> /Contents ${4 + rest.length} 0 R >>`, "latin1"),
+    ...rest,
+    plainStream("", Buffer.from(pageContent, "latin1")),
+  ]);
+
+/**
+ * A PDF bomb of a few KB: the page draws a form XObject 10 times, which draws the next 10 times,
+ * `depth` forms deep, the last one a small square: 10^depth squares to draw, each form drawn
+ * in full where it is used.
+ */
+export const nestedFormsPdf = (depth = 8): Uint8Array => {
+  const tenTimes = (name: string) => Array.from({ length: 10 }, (_, i) => `q 1 0 0 1 ${i} ${i} cm /${name} Do Q`).join("\n");
+  const forms = Array.from({ length: depth }, (_, level) => {
+    const last = level === depth - 1;
+    const resources = last ? "" : ` /Resources << /XObject << /X ${5 + level} 0 R >> >>`;
+    return plainStream(`/Type /XObject /Subtype /Form /BBox [0 0 612 792]${resources}`, Buffer.from(last ? "0 0 10 10 re f" : tenTimes("X"), "latin1"));
+  });
+  return onePagePdf(tenTimes("X"), forms);
+};
+
+/**
+ * A PDF of one page showing one RGB image of `width` × `height` pixels, all black, as a Flate
+ * stream: 20000 × 20000 (1.2 GB of pixels) is ~1.2 MB. Deflated in pieces, so the pixels are
+ * never in memory at once.
+ */
+export const embeddedImagePdf = async (width: number, height: number): Promise<Uint8Array> => {
+  const deflate = zlib.createDeflate({ level: 9 });
+  const chunks: Array<Buffer> = [];
+  deflate.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve, reject) => deflate.on("end", resolve).on("error", reject));
+  const piece = Buffer.alloc(64 * 2 ** 20);
+  for (let left = width * height * 3; left > 0; left -= piece.length) {
+    if (!deflate.write(left >= piece.length ? piece : piece.subarray(0, left))) await new Promise((resolve) => deflate.once("drain", resolve));
+  }
+  deflate.end();
+  await ended;
+  const image = plainStream(
+    `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode`,
+    Buffer.concat(chunks),
+  );
+  return onePagePdf("q 612 0 0 792 0 0 cm /X Do Q", [image]);
 };
 
 /** A multi-page TIFF of the given pages (each made the size of the first, white around). */

@@ -9,9 +9,10 @@ import { looksLikeBmp, readBmpHeader } from "../image/bmp-decoding.ts";
 import { looksLikePnm, readPnmHeader } from "../image/pnm-decoding.ts";
 import type { HeaderReading, RawRaster } from "../image/raw-raster.ts";
 import { sniffImageFormat } from "../image/sniff-image-format.ts";
+import { mebibytes, pdfPageCostBytes } from "./document-memory.ts";
 import type { DocumentJobResult } from "./document-thread.ts";
-import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThread } from "./document-thread-client.ts";
-import type { RenderedPage } from "./pdfium-documents.ts";
+import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThread, DocumentTooCostly } from "./document-thread-client.ts";
+import type { InspectedPdf, RenderedPage } from "./pdfium-documents.ts";
 
 export interface DocumentReaderOptions {
   /** Pages a document may have (MAX_DOCUMENT_PAGES); more gets 413. */
@@ -20,6 +21,8 @@ export interface DocumentReaderOptions {
   readonly maxPixels: number;
   /** Rasterising one PDF page or unpacking one bitmap, at most (ENGINE_DEADLINE_MS). */
   readonly deadlineMs: number;
+  /** The most memory PDFium may grow to (DOCUMENT_MEMORY_MB); a PDF that needs more gets 413. */
+  readonly memoryBytes: number;
 }
 
 /**
@@ -55,6 +58,7 @@ const threadFailure =
   (what: string, timeout: (error: DocumentJobTimeout) => PageFailure) =>
   (error: unknown): PageFailure => {
     if (error instanceof DocumentRefused) return new InvalidImage({ message: error.message });
+    if (error instanceof DocumentTooCostly) return new ImageTooLarge({ message: `the ${what} cannot be read: ${error.message}` });
     if (error instanceof DocumentJobTimeout) return timeout(error);
     return new DependencyUnavailable({ dependency: `document thread (${what})`, cause: error });
   };
@@ -63,7 +67,8 @@ const tooManyPages = (format: string, pages: number, maxPages: number) =>
   new ImageTooLarge({ message: `the ${format} document has ${pages} pages; the limit is ${maxPages} pages` });
 
 export const makeDocumentReader = (inspector: ImageInspectorShape, thread: DocumentThread, options: DocumentReaderOptions): DocumentReaderShape => {
-  const { maxPages, maxPixels, deadlineMs } = options;
+  const { maxPages, maxPixels, deadlineMs, memoryBytes } = options;
+  const pagePixels = Math.min(maxPixels, pdfPagePixels);
   const engineTimeout = () => new EngineTimeout({ deadlineMs });
   /**
    * The thread is an engine like the others: its jobs wait behind the shared engine capacity
@@ -87,18 +92,32 @@ export const makeDocumentReader = (inspector: ImageInspectorShape, thread: Docum
 
   const pdf = (bytes: Uint8Array) =>
     Effect.gen(function* () {
-      const { pages } = yield* onThread<{ pages: number }>(
+      const { pages, largestImage } = yield* onThread<InspectedPdf>(
         { kind: "pdf-inspect", bytes },
         pdfInspectDeadlineMs,
-        threadFailure("pdf", () => new InvalidImage({ message: `the PDF is damaged: it could not be opened within ${pdfInspectDeadlineMs} ms` })),
+        threadFailure("PDF", () => new InvalidImage({ message: `the PDF is damaged: it could not be opened within ${pdfInspectDeadlineMs} ms` })),
       );
       if (pages > maxPages) return yield* tooManyPages("PDF", pages, maxPages);
+      // Admitted by what it will cost to draw, before any page is: its largest image decoded.
+      if (largestImage !== undefined) {
+        const { width, height } = largestImage;
+        const pixels = width * height;
+        if (pixels > maxPixels) {
+          return yield* new ImageTooLarge({ message: `the PDF holds an image of ${width}×${height} pixels; the limit is ${maxPixels} pixels an image` });
+        }
+        const cost = pdfPageCostBytes(bytes.length, pagePixels, pixels);
+        if (cost > memoryBytes) {
+          return yield* new ImageTooLarge({
+            message: `the PDF holds an image of ${width}×${height} pixels, which needs ${mebibytes(cost)} MiB to draw; the document engine may use ${mebibytes(memoryBytes)} MiB`,
+          });
+        }
+      }
       const page = (index: number) =>
         Effect.gen(function* () {
           const rendered = yield* onThread<RenderedPage>(
-            { kind: "pdf-render", bytes, page: index, dpi: pdfDpi, maxPixels: Math.min(maxPixels, pdfPagePixels) },
+            { kind: "pdf-render", bytes, page: index, dpi: pdfDpi, maxPixels: pagePixels },
             deadlineMs,
-            threadFailure("pdf", engineTimeout),
+            threadFailure(`page ${index + 1} of the PDF`, engineTimeout),
           );
           const png = yield* Effect.tryPromise({ try: () => pngOf(rendered), catch: (cause) => new DependencyUnavailable({ dependency: "sharp", cause }) });
           return asValidated(png, rendered.width, rendered.height);
@@ -163,7 +182,7 @@ export const documentReaderLayer = (options: DocumentReaderOptions) =>
     Effect.gen(function* () {
       const inspector = yield* ImageInspector;
       const thread = yield* Effect.acquireRelease(
-        Effect.sync(() => documentThread({ idleMs: threadIdleMs })),
+        Effect.sync(() => documentThread({ idleMs: threadIdleMs, pdfiumMemoryBytes: options.memoryBytes })),
         (started) => Effect.promise(() => started.terminate()),
       );
       return makeDocumentReader(inspector, thread, options);

@@ -1,12 +1,15 @@
 import { Worker } from "node:worker_threads";
-import type { DocumentJob, DocumentJobResult, DocumentThreadMessage } from "./document-thread.ts";
+import type { DocumentJob, DocumentJobResult, DocumentThreadMessage, DocumentThreadSetup } from "./document-thread.ts";
 
 /**
  * The event loop's side of the document thread. The thread starts with the first job and stops
  * after `idleMs` without one, so an idle service holds neither it nor PDFium's memory. It runs
  * one job at a time, handed over by the caller's engine capacity (one slot), so a job's deadline
  * counts from when it starts: a job past it terminates the thread (WebAssembly cannot be
- * interrupted otherwise) and fails alone; the next job starts a fresh thread.
+ * interrupted otherwise) and fails alone; the next job starts a fresh thread. So does a job that
+ * leaves the thread unfit: PDFium at its memory cap, aborted or trapped ("poisoned"), the thread
+ * past its own heap limit, or any failure that is not the client's file: a thread is kept only
+ * while its jobs end as expected, and only those keep it from its idle stop.
  */
 const threadUrl = new URL("./document-thread.ts", import.meta.url);
 /**
@@ -18,6 +21,11 @@ const threadStartMs = 5000;
 /** The client's file cannot be used; the message says why, for the client. */
 export class DocumentRefused extends Error {
   override readonly name = "DocumentRefused";
+}
+
+/** The document needs more memory than the thread may use; the message says how much it may. */
+export class DocumentTooCostly extends Error {
+  override readonly name = "DocumentTooCostly";
 }
 
 /** A job ran past its deadline and was stopped. */
@@ -39,7 +47,17 @@ export interface DocumentThread {
   readonly terminate: () => Promise<void>;
 }
 
-export const documentThread = (options: { readonly idleMs: number }): DocumentThread => {
+export interface DocumentThreadOptions extends DocumentThreadSetup {
+  readonly idleMs: number;
+}
+
+/** The thread's own JavaScript heap (PDFium's memory is apart, capped by `pdfiumMemoryBytes`). */
+const threadHeapMb = 64;
+
+export const documentThread = (options: DocumentThreadOptions): DocumentThread => {
+  const setup: DocumentThreadSetup = { pdfiumMemoryBytes: options.pdfiumMemoryBytes };
+  const tooCostly = (limitMiB: number) => new DocumentTooCostly(`it needs more than the ${limitMiB} MiB the document engine may use`);
+  const pdfiumMiB = Math.round(options.pdfiumMemoryBytes / 2 ** 20);
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let worker: Worker | undefined;
@@ -58,16 +76,23 @@ export const documentThread = (options: { readonly idleMs: number }): DocumentTh
   };
   const current = (): Worker => {
     if (worker) return worker;
-    const started = new Worker(threadUrl);
-    started.on("error", (error) => worker === started && stop(error));
+    const started = new Worker(threadUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: threadHeapMb } });
+    started.on(
+      "error",
+      (error: Error & { code?: string }) => worker === started && stop(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? tooCostly(threadHeapMb) : error),
+    );
     started.on("exit", (code) => worker === started && stop(new Error(`the document thread exited with code ${code}`)));
     started.on("message", (message: DocumentThreadMessage) => {
       const job = pending.get(message.id);
       if (message.kind === "started") return job?.started();
       pending.delete(message.id);
       if (message.kind === "done") job?.resolve(message.result);
-      else job?.reject(message.kind === "refused" ? new DocumentRefused(message.message) : new Error(message.message));
-      if (pending.size === 0) idleTimer = setTimeout(() => pending.size === 0 && stop(new Error("idle")), options.idleMs).unref();
+      else if (message.kind === "refused") job?.reject(new DocumentRefused(message.message));
+      else if (message.kind === "failed") job?.reject(new Error(message.message));
+      // PDFium aborted or trapped on the client's file: a file it cannot read, said without its internals.
+      else job?.reject(message.outOfMemory ? tooCostly(pdfiumMiB) : new DocumentRefused("the PDF is malformed: PDFium stopped while reading it"));
+      if (message.kind === "poisoned" || message.kind === "failed") stop(new Error(`the document thread was discarded: ${message.message}`));
+      else if (pending.size === 0) idleTimer = setTimeout(() => pending.size === 0 && stop(new Error("idle")), options.idleMs).unref();
     });
     worker = started;
     return started;

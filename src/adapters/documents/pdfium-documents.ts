@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { PDFiumModule } from "@hyzyla/pdfium";
+import { type PdfImageSize, pdfImageSizes } from "./pdf-image-scan.ts";
+import { withMemoryMaximum } from "./wasm-memory-limit.ts";
 
 /**
  * PDFs read by PDFium (Chrome's PDF engine) compiled to WebAssembly, from the npm package
@@ -15,7 +17,7 @@ import { PDFiumModule } from "@hyzyla/pdfium";
  */
 
 /** The C functions used here; the package's own typing lists only some of them. */
-interface Pdfium {
+export interface Pdfium {
   _FPDF_InitLibrary: () => void;
   _FPDF_LoadMemDocument: (data: number, size: number, password: number) => number;
   _FPDF_GetLastError: () => number;
@@ -31,7 +33,11 @@ interface Pdfium {
   _FPDFBitmap_FillRect: (bitmap: number, left: number, top: number, width: number, height: number, colour: number) => void;
   _FPDFBitmap_Destroy: (bitmap: number) => void;
   _FPDF_RenderPageBitmap: (bitmap: number, page: number, x: number, y: number, width: number, height: number, rotate: number, flags: number) => void;
-  readonly wasmExports: { readonly malloc: (size: number) => number; readonly free: (pointer: number) => void };
+  readonly wasmExports: {
+    readonly malloc: (size: number) => number;
+    readonly free: (pointer: number) => void;
+    readonly memory: { grow: (pages: number) => number };
+  };
   readonly HEAPU8: Uint8Array;
 }
 
@@ -46,16 +52,42 @@ const FPDFBITMAP_GRAY = 1;
 /** Annotations' appearances (stamps, filled fields) are part of what a page shows; grey output. */
 const RENDER_FLAGS = 0x01 | 0x08;
 
+/**
+ * What has gone wrong inside the loaded module. Either makes it unfit for another job: after an
+ * abort or a trap its heap is in an unknown state, and an allocation PDFium could not make may
+ * have left a page drawn without an image. The thread that sees either is discarded
+ * (document-thread.ts); nothing here resets them.
+ */
+const condition = { memoryRefused: false, broken: false };
+export const pdfiumCondition = (): Readonly<typeof condition> => condition;
+
 let loaded: Promise<Pdfium> | undefined;
 
-export const loadPdfium = (): Promise<Pdfium> =>
+/** PDFium with its memory capped at `memoryBytes` (the build's own cap is 2 GiB); loaded once per thread. */
+export const loadPdfium = (memoryBytes: number): Promise<Pdfium> =>
   (loaded ??= (async () => {
     const wasm = await readFile(createRequire(import.meta.url).resolve("@hyzyla/pdfium/pdfium.wasm"));
+    const binary = withMemoryMaximum(wasm, memoryBytes);
     // The binary is handed over, so the loader never looks for a file or a URL of its own.
     const module = (await PDFiumModule({
-      wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength),
+      wasmBinary: binary.buffer,
       locateFile: () => "",
-    })) as unknown as Pdfium;
+      onAbort: () => (condition.broken = true),
+      // Its own notes on stderr (a refused growth, the abort) would break the JSON log; the thread reports both.
+      print: () => undefined,
+      printErr: () => undefined,
+    } as Parameters<typeof PDFiumModule>[0])) as unknown as Pdfium;
+    // The loader grows memory only through this method and reads a throw as "out of memory".
+    const memory = module.wasmExports.memory;
+    const grow = memory.grow.bind(memory);
+    memory.grow = (pages: number) => {
+      try {
+        return grow(pages);
+      } catch (error) {
+        condition.memoryRefused = true;
+        throw error;
+      }
+    };
     module._FPDF_InitLibrary();
     return module;
   })().catch((error: unknown) => {
@@ -98,17 +130,26 @@ const withDocument = <A>(pdfium: Pdfium, bytes: Uint8Array, use: (document: numb
   }
 };
 
-/** The page count of a PDF this service accepts; UnreadableDocument says why one is refused. */
-export const inspectPdf = async (bytes: Uint8Array): Promise<{ readonly pages: number }> => {
+export interface InspectedPdf {
+  readonly pages: number;
+  /** The image with the most pixels, from the file's image dictionaries (pdf-image-scan.ts); undefined if none is seen. */
+  readonly largestImage: PdfImageSize | undefined;
+}
+
+/** The page count and largest image of a PDF this service accepts; UnreadableDocument says why one is refused. */
+export const inspectPdf = (pdfium: Pdfium, bytes: Uint8Array): InspectedPdf => {
   if (namesJavaScript(bytes)) throw new UnreadableDocument("the PDF carries JavaScript; PDFs with scripts are refused");
-  const pdfium = await loadPdfium();
+  const largestImage = pdfImageSizes(bytes).reduce<PdfImageSize | undefined>(
+    (largest, image) => (largest === undefined || image.width * image.height > largest.width * largest.height ? image : largest),
+    undefined,
+  );
   return withDocument(pdfium, bytes, (document) => {
     if (pdfium._FPDF_GetSecurityHandlerRevision(document) !== -1) throw new UnreadableDocument("the PDF is encrypted; send it without a password");
     // Scripts inside compressed object streams escape the byte scan; the document's own list does not.
     if (pdfium._FPDFDoc_GetJavaScriptActionCount(document) > 0) throw new UnreadableDocument("the PDF carries JavaScript; PDFs with scripts are refused");
     const pages = pdfium._FPDF_GetPageCount(document);
     if (pages < 1) throw new UnreadableDocument("the PDF has no pages");
-    return { pages };
+    return { pages, largestImage };
   });
 };
 
@@ -123,8 +164,7 @@ export interface RenderedPage {
  * One page (0-based) in grey at `dpi`, scaled down further when that would pass `maxPixels`
  * (a poster-sized page), so the bitmap's size is bounded whatever the file declares.
  */
-export const renderPdfPage = async (bytes: Uint8Array, index: number, dpi: number, maxPixels: number): Promise<RenderedPage> => {
-  const pdfium = await loadPdfium();
+export const renderPdfPage = (pdfium: Pdfium, bytes: Uint8Array, index: number, dpi: number, maxPixels: number): RenderedPage => {
   return withDocument(pdfium, bytes, (document) => {
     const page = pdfium._FPDF_LoadPage(document, index);
     if (page === 0) throw new UnreadableDocument(`page ${index + 1} of the PDF cannot be read`);

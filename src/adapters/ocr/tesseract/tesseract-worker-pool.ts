@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { createWorker, type Worker } from "tesseract.js";
 import { estimatedWorkerBytes, missingModels, modelKey, type TesseractModel, type TesseractWorkerSetup, workerSetupFor } from "./tesseract-language-data.ts";
 
@@ -38,6 +39,15 @@ export const startWorker = async (setup: TesseractWorkerSetup): Promise<Worker> 
   } finally {
     starting = false;
   }
+};
+
+/**
+ * The Node thread under a tesseract.js worker: the library keeps it as `worker` on the object it
+ * returns (createWorker.js) without typing it, and never listens for its end itself.
+ */
+const threadOf = (worker: Worker): EventEmitter | undefined => {
+  const thread = (worker as unknown as { readonly worker?: unknown }).worker;
+  return thread instanceof EventEmitter ? thread : undefined;
 };
 
 interface IdleWorker {
@@ -95,7 +105,11 @@ export class TesseractWorkerPool {
 
   /**
    * Lends a worker of `model` to `use`. If `signal` fires first the worker is terminated (its
-   * job cannot be cancelled otherwise) and the call rejects with the signal's reason.
+   * job cannot be cancelled otherwise) and the call rejects with the signal's reason. A worker
+   * whose thread dies during the job (killed, out of memory) fails the call at once, instead of
+   * leaving it to wait for the deadline (tesseract.js would never settle it); and a worker whose
+   * job failed in any way is terminated, not kept: its WebAssembly module may have aborted, and a
+   * poisoned worker must never answer again. The next job gets a fresh one.
    */
   async withWorker<A>(model: TesseractModel, signal: AbortSignal, use: (worker: Worker) => Promise<A>): Promise<A> {
     signal.throwIfAborted();
@@ -105,19 +119,29 @@ export class TesseractWorkerPool {
     const entry = index >= 0 ? this.idle.splice(index, 1)[0]! : await this.spawnUnless(signal, model);
     const { worker } = entry;
     this.busy.add(worker);
-    const onAbort = () => {
+    const discard = () => {
       this.busy.delete(worker);
       void worker.terminate();
     };
-    if (signal.aborted) onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) discard();
+    signal.addEventListener("abort", discard, { once: true });
+    const thread = threadOf(worker);
+    let onExit: (code: number) => void = () => undefined;
+    const died = new Promise<never>((_, reject) => {
+      onExit = (code) => reject(new Error(`the tesseract worker's thread exited (code ${code}) during the job`));
+      thread?.once("exit", onExit);
+    });
     try {
       signal.throwIfAborted();
-      const result = await use(worker);
+      const result = await Promise.race([use(worker), died]);
       signal.throwIfAborted();
       return result;
+    } catch (error) {
+      discard();
+      throw signal.aborted ? signal.reason : error;
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      thread?.off("exit", onExit);
+      signal.removeEventListener("abort", discard);
       if (this.busy.delete(worker)) this.release(entry);
     }
   }
