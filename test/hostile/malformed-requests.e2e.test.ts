@@ -73,14 +73,16 @@ const logLineOf = async (requestId: string) => {
   throw new Error(`no log line for ${requestId}`);
 };
 
-/** Requests answered with a 5xx so far, over every route (http_server_request_duration_seconds_count). */
-const serverErrors = async () => {
+/** Requests answered so far whose labels match `labels` (http_server_request_duration_seconds_count), over every route. */
+const answered = async (labels: RegExp) => {
   const text = (await plainRequest(metricsPort, "GET", "/metrics")).body.toString();
   return text
     .split("\n")
-    .filter((line) => line.startsWith("http_server_request_duration_seconds_count{") && /status_code="5\d\d"/.test(line))
+    .filter((line) => line.startsWith("http_server_request_duration_seconds_count{") && labels.test(line))
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
 };
+const serverErrors = () => answered(/status_code="5\d\d"/);
+const generate400s = () => answered(/route="\/api\/generate".*status_code="400"/);
 
 const expectMalformed = async (reply: RawReply) => {
   expect(reply.status).toBe(400);
@@ -92,10 +94,11 @@ const expectMalformed = async (reply: RawReply) => {
 
 describe("a body Node cannot frame", () => {
   it("bad chunk framing after a good chunk: the API's 400, logged at info as a 400, no 5xx counted", async () => {
-    const before = await serverErrors();
+    const [errorsBefore, badBefore] = [await serverErrors(), await generate400s()];
     const reply = await rawExchange([`${headersOf("/api/generate", "Transfer-Encoding: chunked")}5\r\n{"a":\r\n`, "zz\r\n"]);
     await expectMalformed(reply);
-    expect(await serverErrors()).toBe(before);
+    expect(await serverErrors()).toBe(errorsBefore);
+    expect(await generate400s()).toBe(badBefore + 1);
   });
 
   it("bad chunk framing in the first packet", async () => {
