@@ -87,6 +87,7 @@ const generate400s = () => answered(/route="\/api\/generate".*status_code="400"/
 const expectMalformed = async (reply: RawReply) => {
   expect(reply.status).toBe(400);
   expect(reply.headers.connection).toBe("close");
+  expect(reply.headers["strict-transport-security"]).toBeDefined();
   expect(reply.json).toMatchObject({ success: false, error: { code: "INVALID_REQUEST" } });
   const line = await logLineOf(reply.headers["x-request-id"]!);
   expect(line).toMatchObject({ status: 400, level: 30 });

@@ -5,6 +5,7 @@ import { InvalidRequest } from "../../application/errors.ts";
 import { errorResponseOf } from "./error-response.ts";
 import type { Logger } from "./logger.ts";
 import { logRequest } from "./middleware/access-log.ts";
+import { SECURITY_HEADERS } from "./middleware/security-headers.ts";
 import { errorBody } from "./respond.ts";
 
 /** The request a socket is serving now, if any (servers.ts keeps track). */
@@ -45,6 +46,7 @@ export const answerClientError =
       ...(body === "" ? [] : ["Content-Type: application/json; charset=utf-8"]),
       `Content-Length: ${Buffer.byteLength(body)}`,
       `X-Request-Id: ${requestId}`,
+      ...Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}`),
       "Connection: close",
     ];
     socket.end(`${head.join("\r\n")}\r\n\r\n${body}`, () => socket.destroy());
