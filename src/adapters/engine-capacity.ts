@@ -14,9 +14,9 @@ import { EngineBusy, EngineTimeout } from "../ports/errors.ts";
  * - `EngineBusy` (with `retryAfterSeconds`) at once, without waiting, when the job could not finish
  *   within the deadline at the pace jobs have been running, or when `maxQueue` jobs already wait;
  * - `EngineTimeout` when the deadline passes (waiting included).
- * Whose job it is comes from `EngineTenant` (the account, provided by the use case): while other
- * accounts wait, one account holds at most its share of the slots (slots / accounts running or
- * waiting); a slot nobody else wants is never left idle.
+ * Whose job it is comes from `EngineTenant` (the account, provided by the use case): accounts take
+ * turns (see `dispatch`), and while other accounts wait one holds at most its share of the slots
+ * (slots / accounts running or waiting); a slot nobody else wants is never left idle.
  * `load()` says how many jobs run and wait now.
  *
  * Memory is not counted here: the bodies waiting for an engine are bounded by the HTTP admission
@@ -71,6 +71,9 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
   const deadlineMs = options.deadlineMs ?? 30_000;
   const waiting: Array<Waiter> = [];
   const runningBy = new Map<string, number>();
+  /** When each account running or waiting last had a job started, as a count of starts. */
+  const lastStart = new Map<string, number>();
+  let starts = 0;
   let running = 0;
   /** Jobs admitted and not started: waiting in line, or about to join it. */
   let pending = 0;
@@ -84,23 +87,38 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
     else runningBy.set(tenant, next);
   };
 
-  /** Fills free slots: the oldest waiter whose account is under its share, else (nobody else waits) the oldest. */
+  /**
+   * Fills free slots, taking turns between accounts: the next job is the oldest of the waiting
+   * account that holds the fewest slots, and among those the one whose last job started longest
+   * ago (an account that has not started one comes first). So while others wait an account holds at
+   * most its share of the slots (slots / accounts running or waiting, at least one), a line of one
+   * account's jobs does not hold back another's (on one slot they alternate), and a slot nobody
+   * else wants is never left idle.
+   */
   const dispatch = () => {
     while (running < concurrency && waiting.length > 0) {
-      const tenants = new Set([...runningBy.keys(), ...waiting.map((w) => w.tenant)]);
-      const share = Math.max(1, Math.floor(concurrency / tenants.size));
-      const fair = waiting.findIndex((w) => holds(w.tenant) < share);
-      const [next] = waiting.splice(fair < 0 ? 0 : fair, 1);
+      let best = 0;
+      for (let index = 1; index < waiting.length; index++) if (goesBefore(waiting[index]!.tenant, waiting[best]!.tenant)) best = index;
+      const [next] = waiting.splice(best, 1);
       running += 1;
       pending -= 1;
       adjust(next!.tenant, 1);
+      lastStart.set(next!.tenant, ++starts);
       next!.start();
     }
+  };
+  const goesBefore = (tenant: string, than: string) =>
+    holds(tenant) !== holds(than) ? holds(tenant) < holds(than) : (lastStart.get(tenant) ?? 0) < (lastStart.get(than) ?? 0);
+
+  /** An account with nothing running or waiting is forgotten: its next job starts a new turn. */
+  const forgetIfIdle = (tenant: string) => {
+    if (holds(tenant) === 0 && !waiting.some((waiter) => waiter.tenant === tenant)) lastStart.delete(tenant);
   };
 
   const release = (tenant: string, startedAt: number) => {
     running -= 1;
     adjust(tenant, -1);
+    forgetIfIdle(tenant);
     const took = performance.now() - startedAt;
     meanJobMs = meanJobMs === 0 ? took : (1 - PACE_WEIGHT) * meanJobMs + PACE_WEIGHT * took;
     dispatch();
@@ -139,6 +157,7 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
         return Effect.sync(() => {
           const index = waiting.indexOf(waiter);
           if (index >= 0) waiting.splice(index, 1);
+          forgetIfIdle(tenant);
         });
       });
       const work = Effect.flatMap(slot, () => {

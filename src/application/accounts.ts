@@ -1,6 +1,7 @@
 import { Effect } from "effect";
 import { type AccountState, accountStream } from "../domain/account.ts";
 import { displayPrefix, formatApiKey } from "../domain/api-key.ts";
+import { echo } from "../domain/echo.ts";
 import type { PlanId } from "../domain/plan.ts";
 import { Clock } from "../ports/clock.ts";
 import { Ids } from "../ports/ids.ts";
@@ -71,7 +72,7 @@ export const deleteKey = (accountId: string, keyId: string, actor: Actor) =>
 export const getAccount = (accountId: string) =>
   Effect.gen(function* () {
     const { state } = yield* loadState(accountStreamType, accountStream(accountId));
-    if (state.status === "none") return yield* new CommandRejected({ code: "ACCOUNT_NOT_FOUND", message: `no account ${accountId}` });
+    if (state.status === "none") return yield* new CommandRejected({ code: "ACCOUNT_NOT_FOUND", message: `no account ${echo(accountId)}` });
     return state satisfies AccountState;
   });
 

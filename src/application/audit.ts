@@ -2,6 +2,7 @@ import { Effect, Option } from "effect";
 import { accountDecider, type AccountEvent, accountStream } from "../domain/account.ts";
 import { billingPeriodOf } from "../domain/billing-period.ts";
 import { fold } from "../domain/decider.ts";
+import { echo, echoJson } from "../domain/echo.ts";
 import { type HolderAccessEvent, holderStream } from "../domain/holder-access.ts";
 import { type QuotaEvent, quotaLedgerDecider, quotaStream } from "../domain/quota-ledger.ts";
 import { replayUsage, type UsageCounts, usageIncrement, type UsageLine, usageLineKey, ZERO_USAGE } from "../domain/usage-replay.ts";
@@ -89,7 +90,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
 /** `YYYY-MM`, `YYYY-MM-DD` (UTC) or an ISO date-time; a date or month as `to` includes all of it. */
 const parseBound = (field: "from" | "to", text: string): Date | InvalidRequest => {
   const invalid = new InvalidRequest({
-    message: `${field} must be YYYY-MM, YYYY-MM-DD or an ISO 8601 date-time with a zone; got ${JSON.stringify(text)}.`,
+    message: `${field} must be YYYY-MM, YYYY-MM-DD or an ISO 8601 date-time with a zone; got ${echoJson(text)}.`,
     details: [{ path: field, message: "not a date" }],
   });
   const whole = MONTH.test(text) ? `${text}-01` : text;
@@ -238,7 +239,7 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
 
     const accountEvents = yield* decodeAll(accountEventCodec, yield* store.readStream(accountStream(accountId)));
     const opened = accountEvents.map(({ event }) => event).find((event) => event.type === "AccountOpened");
-    if (opened === undefined) return yield* new NotFound({ message: `No account ${accountId}.` });
+    if (opened === undefined) return yield* new NotFound({ message: `No account ${echo(accountId)}.` });
 
     const first = range.from !== undefined && range.from > new Date(opened.data.at) ? range.from : new Date(opened.data.at);
     const last = range.to !== undefined && range.to <= now ? new Date(range.to.getTime() - 1) : now;

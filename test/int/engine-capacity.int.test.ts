@@ -167,6 +167,30 @@ describe("EngineCapacity", () => {
     expect(started).toHaveLength(8);
   });
 
+  it("takes turns between accounts on one slot: a line of one account's jobs does not hold back another's", async () => {
+    const capacity = makeEngineCapacity({ concurrency: 1 });
+    const { job, started } = probe();
+    const as = (tenant: string, names: ReadonlyArray<string>) =>
+      Effect.all(
+        names.map((name) => Effect.provideService(capacity.run(job(name, 30)), EngineTenant, tenant)),
+        { concurrency: "unbounded" },
+      );
+    const program = Effect.gen(function* () {
+      const a = yield* Effect.forkChild(as("account-a", ["a1", "a2", "a3", "a4"]));
+      yield* untilLoad(capacity, { running: 1, queued: 3 });
+      const b = yield* Effect.forkChild(as("account-b", ["b1", "b2"]));
+      yield* untilLoad(capacity, { running: 1, queued: 5 });
+      const c = yield* Effect.forkChild(as("account-c", ["c1"]));
+      yield* untilLoad(capacity, { running: 1, queued: 6 });
+      yield* Fiber.join(a);
+      yield* Fiber.join(b);
+      yield* Fiber.join(c);
+    });
+    await Effect.runPromise(program);
+    // In arrival order C would wait for all six jobs ahead of it; in turns, for one job of each account.
+    expect(started).toEqual(["a1", "b1", "c1", "a2", "b2", "a3", "a4"]);
+  });
+
   it("lets one account use every slot when nobody else waits", async () => {
     const capacity = makeEngineCapacity({ concurrency: 3 });
     const { job, peak } = probe();

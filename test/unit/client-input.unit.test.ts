@@ -124,6 +124,58 @@ describe("the JSON body fast path", () => {
   });
 });
 
+/** Deep equality of two JSON values by a walk with its own stack: expect's recursive one overflows on the depths below. */
+const sameJson = (left: unknown, right: unknown): boolean => {
+  const pairs: Array<[unknown, unknown]> = [[left, right]];
+  for (let pair = pairs.pop(); pair !== undefined; pair = pairs.pop()) {
+    const [a, b] = pair;
+    if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) {
+      if (a !== b) return false;
+      continue;
+    }
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(b, key)) return false;
+      pairs.push([(a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]]);
+    }
+  }
+  return true;
+};
+
+describe("the JSON body fast path at any depth", () => {
+  // Arrays and objects nested up to 20,000 deep (JSON.parse reads any depth), a long string inside or beside.
+  const nested = fc.record({
+    kinds: fc.array(fc.constantFrom("[", "{"), { minLength: 1, maxLength: 8 }),
+    depth: fc.integer({ min: 1, max: 20_000 }),
+    innermost: fc.constantFrom("long", "short", "empty"),
+    beside: fc.boolean(),
+  });
+  const textOf = ({ kinds, depth, innermost, beside }: { kinds: Array<string>; depth: number; innermost: string; beside: boolean }) => {
+    const opens: Array<string> = [];
+    const closes: Array<string> = [];
+    for (let level = 0; level < depth; level++) {
+      const kind = kinds[level % kinds.length]!;
+      opens.push(kind === "[" ? "[" : '{"a":');
+      closes.push(kind === "[" ? "]" : "}");
+    }
+    const core = innermost === "long" ? `"${"B".repeat(LONG_STRING_BYTES)}"` : innermost === "short" ? '"b"' : "0";
+    const image = beside ? `"image":"${"A".repeat(LONG_STRING_BYTES + 1)}",` : "";
+    return `{${image}"deep":${opens.join("")}${core}${closes.reverse().join("")}}`;
+  };
+
+  it("reads what JSON.parse reads, however deep (no recursion)", () => {
+    fc.assert(
+      fc.property(nested, (shape) => {
+        const text = textOf(shape);
+        expect(sameJson(parseJsonBody(Buffer.from(text)), JSON.parse(text))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe("catalog lookups", () => {
   const known = TEMPLATES.map((t) => [t.templateType, t.template] as const);
   const names = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", ...known.flat()));

@@ -63,16 +63,33 @@ const isVerbatimValue = (raw: Buffer, open: number, close: number): boolean => {
   return raw[next] !== COLON;
 };
 
-const restore = (value: unknown, marker: string, long: ReadonlyArray<string>): unknown => {
-  if (typeof value === "string") return value.startsWith(marker) ? long[Number(value.slice(marker.length))] : value;
-  if (Array.isArray(value)) return value.map((item) => restore(item, marker, long));
-  if (typeof value === "object" && value !== null) {
-    const object = value as Record<string, unknown>;
+/**
+ * Puts the long strings back where their markers are. A walk with its own stack, not recursion:
+ * JSON.parse reads any depth, and so must this (a body nested 5,000 deep overflowed the call stack).
+ */
+const restore = (root: unknown, marker: string, long: ReadonlyArray<string>): unknown => {
+  const original = (value: unknown) => (typeof value === "string" && value.startsWith(marker) ? long[Number(value.slice(marker.length))] : value);
+  const containers: Array<object> = [];
+  const visit = (value: unknown) => {
+    if (typeof value === "object" && value !== null) containers.push(value);
+  };
+  visit(root);
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    if (Array.isArray(container)) {
+      for (let index = 0; index < container.length; index++) {
+        visit(container[index]);
+        container[index] = original(container[index]);
+      }
+      continue;
+    }
+    const object = container as Record<string, unknown>;
     for (const key of Object.keys(object)) {
-      const restored = restore(object[key], marker, long);
+      const value = object[key];
+      visit(value);
+      const restored = original(value);
       // Defined, not assigned: a "__proto__" key is an own property here and must stay one.
-      if (restored !== object[key]) Object.defineProperty(object, key, { value: restored, writable: true, enumerable: true, configurable: true });
+      if (restored !== value) Object.defineProperty(object, key, { value: restored, writable: true, enumerable: true, configurable: true });
     }
   }
-  return value;
+  return original(root);
 };

@@ -7,6 +7,7 @@ import { errorResponseOf } from "./error-response.ts";
 import { holdsBody } from "./expect-continue.ts";
 import { ShuttingDown } from "./http-errors.ts";
 import type { Logger } from "./logger.ts";
+import { answerClientError } from "./malformed-request.ts";
 import { logRequest } from "./middleware/access-log.ts";
 import { plainHttpHandler } from "./plain-http-refusal.ts";
 import { defaultPublicBaseUrl } from "./public-base-url.ts";
@@ -93,11 +94,16 @@ export const startServers = async (options: {
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  // The request each connection is serving, for what it cannot parse after its headers (malformed-request.ts).
+  const serving = new WeakMap<object, { req: http.IncomingMessage; res: http.ServerResponse }>();
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     // Refusals count too: the drain waits until they are answered.
     inFlight += 1;
+    const socket = req.socket;
+    serving.set(socket, { req, res });
     res.once("close", () => {
       inFlight -= 1;
+      if (serving.get(socket)?.res === res) serving.delete(socket);
       if (inFlight === 0) drained?.();
     });
     if (draining) return refuseWhileDraining(options.logger, req, res);
@@ -107,6 +113,10 @@ export const startServers = async (options: {
   // `Expect: 100-continue` is not answered here: the app sends 100 when it is about to read the
   // body (expect-continue.ts), so a refusal comes before the client sends it.
   secure.on("checkContinue", handle);
+  secure.on(
+    "clientError",
+    answerClientError(options.logger, (socket) => serving.get(socket)),
+  );
   const plain = http.createServer(plainHttpHandler(new URL(publicBaseUrl), options.logger));
   plain.headersTimeout = 10_000;
   plain.requestTimeout = 10_000;

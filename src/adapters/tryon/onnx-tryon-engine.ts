@@ -7,7 +7,11 @@ import { startTryOnThread } from "./tryon-thread-client.ts";
 export interface OnnxTryOnEngineOptions {
   /** onnxruntime intra-op threads per inference (default 2: this service's machines have 2 cores). */
   readonly threads?: number;
-  /** Requests allowed to wait while one runs; beyond that, EngineBusy (default 4). */
+  /**
+   * Requests allowed to wait while one runs; beyond that, EngineBusy. Default: no count; a request
+   * waits when the deadline can serve it (engine-capacity.ts), and the memory admission budget
+   * bounds what the waiting bodies hold (middleware/engine-admission.ts).
+   */
   readonly maxWaiting?: number;
   /** Deadline per request, waiting included (default 30 s). */
   readonly deadlineMs?: number;
@@ -31,7 +35,11 @@ export const OnnxTryOnEngineLive = (options: OnnxTryOnEngineOptions = {}) =>
         }),
         (started) => Effect.promise(() => started.terminate()),
       );
-      const capacity = makeEngineCapacity({ concurrency: 1, maxQueue: options.maxWaiting ?? 4, deadlineMs: options.deadlineMs ?? 30_000 });
+      const capacity = makeEngineCapacity({
+        concurrency: 1,
+        ...(options.maxWaiting === undefined ? {} : { maxQueue: options.maxWaiting }),
+        deadlineMs: options.deadlineMs ?? 30_000,
+      });
 
       return {
         tryOn: ({ person, clothing, settings }) =>

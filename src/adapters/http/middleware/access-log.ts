@@ -1,5 +1,9 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
+import { echo } from "../../../domain/echo.ts";
+
+/** Paths are the client's text: a line quotes at most this many characters of one (README, Security). */
+export const LOGGED_PATH_MAX_CHARACTERS = 256;
 
 /** A request's line: at level error for a 5xx, else info. Requests refused outside the app (servers.ts) write theirs here too. */
 export const logRequest = (logger: Logger, line: { readonly status: number } & Record<string, unknown>): void => {
@@ -22,7 +26,7 @@ export const accessLog =
         requestId: ctx.state.requestId,
         method: ctx.method,
         // A route whose path holds a secret (a console invitation) names a redacted one.
-        path: ctx.state.logPath ?? ctx.path,
+        path: echo(ctx.state.logPath ?? ctx.path, LOGGED_PATH_MAX_CHARACTERS),
         status: ctx.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         keyId: ctx.state.principal?.key.keyId,
