@@ -69,6 +69,28 @@ const withMask = (input: Raster, mask: Buffer) =>
 
 const toBuffer = (image: Sharp) => Effect.promise(() => image.raw().toBuffer({ resolveWithObject: true }));
 
+const fromBuffer = ({ data, info }: Effect.Success<ReturnType<typeof toBuffer>>): Sharp =>
+  sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+
+/**
+ * Runs an operation that reads a `window`-pixel neighbourhood. libvips refuses a window larger than
+ * the image ("window too large"), so a smaller image is first extended by repeating its edge pixels
+ * to the window's size and cropped back after: a 1×1 image comes out (nearly) as it went in, where
+ * shrinking the window instead would turn it white. Three pipelines, because sharp would crop first.
+ */
+const neighbourhood =
+  <S extends TemplateStep>(window: (step: S) => number, apply: (image: Sharp, step: S) => Sharp) =>
+  (input: Raster, step: S) =>
+    Effect.gen(function* () {
+      const padX = Math.max(0, window(step) - input.width);
+      const padY = Math.max(0, window(step) - input.height);
+      if (padX === 0 && padY === 0) return apply(open(input), step);
+      const [left, top] = [Math.floor(padX / 2), Math.floor(padY / 2)];
+      const padded = yield* toBuffer(open(input).extend({ left, top, right: padX - left, bottom: padY - top, extendWith: "copy" }));
+      const done = yield* toBuffer(apply(fromBuffer(padded), step));
+      return fromBuffer(done).extract({ left, top, width: input.width, height: input.height });
+    });
+
 export const stepHandlers = <E>(): StepHandlers<E> => {
   const resize = (image: Sharp, step: Extract<TemplateStep, { op: "resize" }>) =>
     image.resize({
@@ -94,9 +116,19 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
     },
     linear: { run: pure((image, step) => image.linear(step.multiply, step.add)) },
     normalise: { run: pure((image, step) => image.normalise({ lower: step.lower, upper: step.upper })) },
-    clahe: { run: pure((image, step) => image.clahe({ width: step.tile, height: step.tile, maxSlope: step.maxSlope })) },
+    clahe: {
+      run: neighbourhood(
+        (step) => step.tile,
+        (image, step) => image.clahe({ width: step.tile, height: step.tile, maxSlope: step.maxSlope }),
+      ),
+    },
     sharpen: { run: pure((image, step) => image.sharpen({ sigma: step.sigma })) },
-    median: { run: pure((image, step) => image.median(step.size)) },
+    median: {
+      run: neighbourhood(
+        (step) => step.size,
+        (image, step) => image.median(step.size),
+      ),
+    },
     blur: { run: pure((image, step) => image.blur(step.sigma)) },
     vignette: {
       run: pure((image, step, { width, height }) =>
