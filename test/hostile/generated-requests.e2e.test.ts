@@ -217,6 +217,8 @@ const together = (operation: string): fc.Arbitrary<Record<string, unknown>> => {
   switch (operation) {
     case "post /generate":
       return pick(() => catalog).map(({ template, templateType }) => ({ template, templateType }));
+    case "get /audit/accounts/{accountId}":
+      return pick(() => accounts).map((accountId) => ({ accountId }));
     case "get /results/{resultId}":
       return pick(() => results).map((url) => ({
         resultId: url.pathname.split("/").at(-1),
@@ -248,9 +250,9 @@ const credential = (security: Operation["security"]): fc.Arbitrary<string | unde
   const scheme = Object.keys(security?.[0] ?? {})[0];
   const wrong = fc.constantFrom(undefined, "its_abc_def", "garbage", `its_${"a".repeat(5000)}`, "Bearer");
   if (scheme === "operator")
-    return fc.oneof({ arbitrary: fc.constant(OPERATOR_TOKEN), weight: 10 }, { arbitrary: fc.oneof(wrong, fc.constantFrom(...keys)), weight: 1 });
+    return fc.oneof({ arbitrary: fc.constant(OPERATOR_TOKEN), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constantFrom(...keys)), weight: 1 });
   if (scheme === "bearer")
-    return fc.oneof({ arbitrary: fc.constantFrom(...keys), weight: 12 }, { arbitrary: fc.oneof(wrong, fc.constant(OPERATOR_TOKEN)), weight: 1 });
+    return fc.oneof({ arbitrary: fc.constantFrom(...keys), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constant(OPERATOR_TOKEN)), weight: 1 });
   return fc.constantFrom(undefined, keys[0]);
 };
 
@@ -297,7 +299,23 @@ const requestsFor = (template: string, method: string, operation: Operation): fc
     .record({
       values,
       pathBytes: fc.oneof({ arbitrary: fc.constant(undefined), weight: 7 }, { arbitrary: fc.uint8Array({ maxLength: 12 }), weight: 1 }),
-      extraQuery: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.tuple(fc.string({ maxLength: 10 }), oddStrings), weight: 1 }),
+      // Chunked (no Content-Length) in pieces of these sizes, and headers a client may add.
+      chunkBytes: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constantFrom(7, 4096, 65_536), weight: 1 }),
+      extraHeaders: fc.oneof(
+        { arbitrary: fc.constant({}), weight: 6 },
+        fc.constantFrom(
+          { "Content-Encoding": "gzip" },
+          { "Content-Encoding": "identity" },
+          { Expect: "100-continue" },
+          { Accept: "text/html" },
+          { "Accept-Charset": "latin1" },
+        ),
+      ),
+      // An unknown parameter, or a second value for a known one.
+      extraQuery: fc.oneof(
+        { arbitrary: fc.constant(undefined), weight: 3 },
+        { arbitrary: fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom("expires", "signature", "from", "to")), oddStrings), weight: 1 },
+      ),
       auth: credential(operation.security),
       body,
       contentType: fc.oneof(
@@ -305,10 +323,10 @@ const requestsFor = (template: string, method: string, operation: Operation): fc
         fc.constantFrom("application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "application/JSON", "multipart/form-data"),
       ),
     })
-    .map(({ values, pathBytes, extraQuery, auth, body, contentType }) => {
+    .map(({ values, pathBytes, chunkBytes, extraHeaders, extraQuery, auth, body, contentType }) => {
       let path = template;
       const query = new URLSearchParams();
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...extraHeaders };
       for (const p of parameters) {
         const value = (values as Record<string, unknown>)[p.name];
         if (value === undefined) continue;
@@ -319,17 +337,20 @@ const requestsFor = (template: string, method: string, operation: Operation): fc
       if (extraQuery) query.append(...extraQuery);
       const search = query.size > 0 ? `?${query.toString()}` : "";
       if (body !== undefined) headers["Content-Type"] = contentType;
-      return { path: `/api${path}${search}`, options: { ...(auth === undefined ? {} : { key: auth }), headers, body } };
+      return {
+        path: `/api${path}${search}`,
+        options: { ...(auth === undefined ? {} : { key: auth }), ...(chunkBytes === undefined ? {} : { chunkBytes }), headers, body },
+      };
     });
 };
 
 /** How many requests each operation gets: the engines' routes more, since they have more to get wrong. */
 const RUNS: Readonly<Record<string, number>> = {
-  "post /generate": 150,
-  "post /ocr": 80,
-  "post /virtual-tryon": 50,
-  "get /results/{resultId}": 40,
-  "get /audit/accounts/{accountId}": 40,
+  "post /generate": 250,
+  "post /ocr": 120,
+  "post /virtual-tryon": 80,
+  "get /results/{resultId}": 60,
+  "get /audit/accounts/{accountId}": 60,
 };
 
 describe("requests generated from the served OpenAPI document", () => {
@@ -362,7 +383,7 @@ describe("requests generated from the served OpenAPI document", () => {
             expect(reply.status, `${method.toUpperCase()} ${path.slice(0, 200)} → ${reply.status} ${reply.body.toString().slice(0, 300)}`).toBeLessThan(500);
             if (reply.status === 200 && reply.json?.data?.resultUrl) results.push(new URL(reply.json.data.resultUrl));
           }),
-          { numRuns: RUNS[key] ?? 20, endOnFailure: true },
+          { numRuns: RUNS[key] ?? 25, endOnFailure: true },
         );
       }
     }
