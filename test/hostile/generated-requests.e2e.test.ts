@@ -3,9 +3,9 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { astronaut, tshirt } from "../fixtures/tryon/tryon-fixtures.ts";
 import { bmpOf, pbmOf, pdfOf, scannedPage } from "../support/document-fixtures.ts";
-import type { RequestOptions } from "../support/https-client.ts";
 import { photoJpeg, pngBomb } from "../support/image-fixtures.ts";
-import { type Hint, type JsonSchema, nearValid, oddStrings, resolve, validArbitrary } from "../support/openapi-arbitraries.ts";
+import { type Hint, oddStrings } from "../support/openapi-arbitraries.ts";
+import { type Operation, requestsFor } from "../support/openapi-requests.ts";
 import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
@@ -28,18 +28,6 @@ let catalog: ReadonlyArray<{ template: string; templateType: string }>;
 let languages: ReadonlyArray<string>;
 /** Result URLs the run has produced so far: GET /results draws on them. */
 const results: Array<URL> = [];
-
-interface Parameter {
-  readonly name: string;
-  readonly in: "path" | "query" | "header";
-  readonly required?: boolean;
-  readonly schema: JsonSchema;
-}
-interface Operation {
-  readonly parameters?: ReadonlyArray<Parameter>;
-  readonly security?: ReadonlyArray<Record<string, unknown>>;
-  readonly requestBody?: { readonly content: Record<string, { readonly schema: JsonSchema }> };
-}
 
 /** Noise images of 1-64 px a side in every format the routes read, each format's oddities included. */
 const tinyImages = async (): Promise<Array<Uint8Array>> => {
@@ -230,22 +218,6 @@ const together = (operation: string): fc.Arbitrary<Record<string, unknown>> => {
   }
 };
 
-interface GeneratedRequest {
-  readonly path: string;
-  readonly options: RequestOptions;
-}
-
-/** Percent-encodes every byte, so that a path segment may carry any bytes at all (invalid UTF-8 too). */
-const percentEncoded = (value: string | Uint8Array) => [...Buffer.from(value)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
-
-const uriEncoded = (value: string) => {
-  try {
-    return encodeURIComponent(value);
-  } catch {
-    return percentEncoded(value); // a lone surrogate
-  }
-};
-
 const credential = (security: Operation["security"]): fc.Arbitrary<string | undefined> => {
   const scheme = Object.keys(security?.[0] ?? {})[0];
   const wrong = fc.constantFrom(undefined, "its_abc_def", "garbage", `its_${"a".repeat(5000)}`, "Bearer");
@@ -254,94 +226,6 @@ const credential = (security: Operation["security"]): fc.Arbitrary<string | unde
   if (scheme === "bearer")
     return fc.oneof({ arbitrary: fc.constantFrom(...keys), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constant(OPERATOR_TOKEN)), weight: 1 });
   return fc.constantFrom(undefined, keys[0]);
-};
-
-const rawBodies = (valid: fc.Arbitrary<unknown>): fc.Arbitrary<string | Buffer> =>
-  fc.oneof(
-    fc.tuple(valid, fc.nat()).map(([value, cut]) => {
-      const text = JSON.stringify(value);
-      return text.slice(0, cut % (text.length + 1));
-    }),
-    fc.constantFrom(
-      "",
-      "null",
-      "[]",
-      "1e999",
-      '{"image":"\u0001"}',
-      "\ufeff{}",
-      `${"[".repeat(5000)}${"]".repeat(5000)}`,
-      Buffer.concat([Buffer.from('{"image":"'), Buffer.from([0xff, 0xfe, 0xc0, 0x80]), Buffer.from('","template":"small","templateType":"thumbnail"}')]),
-    ),
-  );
-
-/** Requests for one operation of the document: valid by its schemas, near-valid, or broken. */
-const requestsFor = (template: string, method: string, operation: Operation): fc.Arbitrary<GeneratedRequest> => {
-  const key = `${method} ${template}`;
-  const parameters = (operation.parameters ?? []).map((p) => ({ ...p, schema: resolve(document, p.schema) }));
-  const values = fc
-    .tuple(
-      fc.record(Object.fromEntries(parameters.map((p) => [p.name, validArbitrary(document, p.schema, hint, p.name)])), {
-        requiredKeys: parameters.filter((p) => p.required || p.in === "path").map((p) => p.name),
-      }),
-      fc.oneof({ arbitrary: together(key), weight: 3 }, { arbitrary: fc.constant({}), weight: 1 }),
-    )
-    .map(([drawn, joint]) => ({ ...drawn, ...Object.fromEntries(Object.entries(joint).filter(([name]) => parameters.some((p) => p.name === name))) }));
-  const schema = operation.requestBody?.content["application/json"]?.schema;
-  const validBody = schema
-    ? fc
-        .tuple(validArbitrary(document, schema, hint), fc.oneof({ arbitrary: together(key), weight: 3 }, { arbitrary: fc.constant({}), weight: 1 }))
-        .map(([body, joint]) => ({ ...(body as object), ...joint }))
-    : fc.constant(undefined);
-  const body: fc.Arbitrary<unknown> = schema
-    ? fc.oneof({ arbitrary: validBody, weight: 4 }, { arbitrary: nearValid(validBody), weight: 4 }, { arbitrary: rawBodies(validBody), weight: 1 })
-    : fc.constant(undefined);
-  return fc
-    .record({
-      values,
-      pathBytes: fc.oneof({ arbitrary: fc.constant(undefined), weight: 7 }, { arbitrary: fc.uint8Array({ maxLength: 12 }), weight: 1 }),
-      // Chunked (no Content-Length) in pieces of these sizes, and headers a client may add.
-      chunkBytes: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constantFrom(7, 4096, 65_536), weight: 1 }),
-      extraHeaders: fc.oneof(
-        { arbitrary: fc.constant({}), weight: 6 },
-        fc.constantFrom(
-          { "Content-Encoding": "gzip" },
-          { "Content-Encoding": "identity" },
-          { Expect: "100-continue" },
-          { Accept: "text/html" },
-          { "Accept-Charset": "latin1" },
-        ),
-      ),
-      // An unknown parameter, or a second value for a known one.
-      extraQuery: fc.oneof(
-        { arbitrary: fc.constant(undefined), weight: 3 },
-        { arbitrary: fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom("expires", "signature", "from", "to")), oddStrings), weight: 1 },
-      ),
-      auth: credential(operation.security),
-      body,
-      contentType: fc.oneof(
-        { arbitrary: fc.constant("application/json"), weight: 12 },
-        fc.constantFrom("application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "application/JSON", "multipart/form-data"),
-      ),
-    })
-    .map(({ values, pathBytes, chunkBytes, extraHeaders, extraQuery, auth, body, contentType }) => {
-      let path = template;
-      const query = new URLSearchParams();
-      const headers: Record<string, string> = { ...extraHeaders };
-      for (const p of parameters) {
-        const value = (values as Record<string, unknown>)[p.name];
-        if (value === undefined) continue;
-        if (p.in === "path") path = path.replace(`{${p.name}}`, pathBytes ? percentEncoded(pathBytes) : uriEncoded(String(value)));
-        else if (p.in === "query") query.append(p.name, String(value));
-        else headers[p.name] = String(value);
-      }
-      if (extraQuery) query.append(...extraQuery);
-      const search = query.size > 0 ? `?${query.toString()}` : "";
-      if (body !== undefined) headers["Content-Type"] = contentType;
-      return {
-        path: `/api${path}${search}`,
-        options: { ...(auth === undefined ? {} : { key: auth }), ...(chunkBytes === undefined ? {} : { chunkBytes }), headers, body },
-      };
-    });
 };
 
 /** How many requests each operation gets: the engines' routes more, since they have more to get wrong. */
@@ -377,7 +261,7 @@ describe("requests generated from the served OpenAPI document", () => {
         const key = `${method} ${template}`;
         const seen: Record<number, number> = (statuses[key] = {});
         await fc.assert(
-          fc.asyncProperty(requestsFor(template, method, operation), async ({ path, options }) => {
+          fc.asyncProperty(requestsFor(document, template, method, operation, { hint, together, credential }), async ({ path, options }) => {
             const reply = await service.client.request(method.toUpperCase(), path, options);
             seen[reply.status] = (seen[reply.status] ?? 0) + 1;
             expect(reply.status, `${method.toUpperCase()} ${path.slice(0, 200)} → ${reply.status} ${reply.body.toString().slice(0, 300)}`).toBeLessThan(500);
