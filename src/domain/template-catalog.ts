@@ -39,10 +39,13 @@ export type TemplateStep =
   | { readonly op: "linear"; readonly multiply: number; readonly add: number }
   /** Stretches luminance so that the given percentiles become black and white. */
   | { readonly op: "normalise"; readonly lower: number; readonly upper: number }
-  /** Contrast-limited adaptive histogram equalisation over tiles of this size. */
+  /**
+   * Contrast-limited adaptive histogram equalisation over tiles of this size. This and the median
+   * read a neighbourhood: an image smaller than it is read as if its edge pixels went on.
+   */
   | { readonly op: "clahe"; readonly tile: number; readonly maxSlope: number }
   | { readonly op: "sharpen"; readonly sigma: number }
-  /** Median filter: removes speckle noise while keeping edges. */
+  /** Median filter over size × size pixels: removes speckle noise while keeping edges. */
   | { readonly op: "median"; readonly size: number }
   | { readonly op: "blur"; readonly sigma: number }
   /** Darkens towards the corners; strength 0..1 is the opacity of black at the corners. */

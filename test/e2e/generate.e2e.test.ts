@@ -108,6 +108,48 @@ describe("hostile images", () => {
   });
 });
 
+describe("the smallest images (issue 24, case 8)", () => {
+  const flatPng = (width: number, height: number) =>
+    sharp({ create: { width, height, channels: 3, background: "#7a5230" } })
+      .png()
+      .toBuffer()
+      .then((png) => png.toString("base64"));
+
+  it("renders local contrast and denoise down to 1×1, and a 1×400 strip to a banner at once", async () => {
+    const { keys } = await provisionAccount(service.env, "enterprise");
+    const key = keys[0]!.key;
+    const sizes = [
+      [1, 1],
+      [2, 2],
+      [12, 12],
+      [1, 40],
+      [40, 1],
+    ] as const;
+    const outcomes: Array<{ where: string; status: number; size: ReadonlyArray<number> | string }> = [];
+    for (const [width, height] of sizes) {
+      const image = await flatPng(width, height);
+      for (const template of ["local-contrast", "denoise"]) {
+        const reply = await generate(key, { image, template, templateType: "enhance" });
+        const size = reply.status === 200 ? [reply.json.data.width, reply.json.data.height] : String(reply.json.error?.code);
+        outcomes.push({ where: `enhance/${template} on ${width}×${height}`, status: reply.status, size });
+      }
+    }
+    // Every size in one comparison, so that a failure names each case that broke.
+    expect(outcomes).toEqual(
+      sizes.flatMap(([width, height]) =>
+        ["local-contrast", "denoise"].map((t) => ({ where: `enhance/${t} on ${width}×${height}`, status: 200, size: [width, height] })),
+      ),
+    );
+    // Scaled whole to cover 1584×396, this strip was a 630-megapixel copy: a minute of engine time.
+    const strip = await flatPng(1, 400);
+    const started = performance.now();
+    const reply = await generate(key, { image: strip, template: "linkedin-banner", templateType: "social" });
+    expect(reply.status).toBe(200);
+    expect([reply.json.data.width, reply.json.data.height]).toEqual([1584, 396]);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
 describe("engine capacity", () => {
   it("answers 200 concurrent requests against a small queue with some 503s, no crash, bounded memory", async () => {
     const small = await startService({ env: { ENGINE_CONCURRENCY: "1", ENGINE_QUEUE_LENGTH: "4" } });

@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
-import { type Template, TEMPLATES, type TemplateStep } from "../../src/domain/template-catalog.ts";
+import { type Template, TEMPLATES } from "../../src/domain/template-catalog.ts";
 import type { RenderedImage, ValidatedImage } from "../../src/ports/image.ts";
 import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
 import {
@@ -33,6 +33,7 @@ import {
   type Pixels,
   shareNear,
 } from "../support/pixels.ts";
+import { DECODER_NAME, expectedSize } from "../support/template-expectations.ts";
 
 /**
  * Every template of the catalog, run for real: on every kind of input it renders at the size and
@@ -71,29 +72,6 @@ beforeAll(async () => {
 });
 
 const render = (template: Template, input: InputName): Promise<RenderedImage> => Effect.runPromise(engine.render(images[input], template));
-
-/** The size the steps should produce from an input of this size (±1 px of rounding). */
-const expectedSize = (steps: ReadonlyArray<TemplateStep>, width: number, height: number) =>
-  steps.reduce(
-    (size, step) => {
-      switch (step.op) {
-        case "resize": {
-          if (step.fit !== "inside") return { width: step.width, height: step.height };
-          const scale = Math.min(step.width / size.width, step.height / size.height, step.enlarge === false ? 1 : Infinity);
-          return { width: size.width * scale, height: size.height * scale };
-        }
-        case "extend":
-          return { width: size.width + step.left + step.right, height: size.height + step.top + step.bottom };
-        case "dropShadow":
-          return { width: size.width + 2 * step.margin, height: size.height + 2 * step.margin };
-        default:
-          return size;
-      }
-    },
-    { width, height },
-  );
-
-const DECODER_NAME = { jpeg: "jpeg", png: "png", webp: "webp", avif: "heif" } as const;
 
 const SKIN = [232, 184, 144] as const;
 const luma = ([r, g, b]: readonly number[]) => 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0);

@@ -16,6 +16,8 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
   /** An object is sent as JSON; a string or Buffer as is. */
   readonly body?: unknown;
+  /** Sends the body chunked (no Content-Length), in pieces of this many bytes. */
+  readonly chunkBytes?: number;
 }
 
 const collect = (res: http.IncomingMessage): Promise<Reply> =>
@@ -83,12 +85,15 @@ export class HttpsClient {
     if (options.body !== undefined) {
       payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === "string" ? options.body : JSON.stringify(options.body));
       headers["Content-Type"] ??= "application/json";
-      headers["Content-Length"] = String(payload.length);
+      if (options.chunkBytes === undefined) headers["Content-Length"] = String(payload.length);
     }
     return new Promise((resolve, reject) => {
       const req = https.request(new URL(path, this.baseUrl), { method, headers, agent: this.agent }, (res) => collect(res).then(resolve, reject));
       req.on("error", reject);
-      req.end(payload);
+      const size = options.chunkBytes;
+      if (payload !== undefined && size !== undefined) for (let at = 0; at < payload.length; at += size) req.write(payload.subarray(at, at + size));
+      else if (payload !== undefined) req.write(payload);
+      req.end();
     });
   }
 

@@ -34,6 +34,7 @@ export interface HttpAppOptions extends ApiRoutesOptions {
 export const createHttpApp = (options: HttpAppOptions): Koa => {
   const app = new Koa();
   const api = apiRoutes(options);
+  const audit = auditRoutes({ run: options.run, operatorToken: options.operatorToken });
 
   app.use(unreadUpload());
   for (const middleware of options.instrumentation ?? []) app.use(middleware);
@@ -44,13 +45,14 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   if (trustsAnyProxy(options.trustProxy)) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
   app.use(securityHeaders());
   app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendSuccess(ctx, HealthResponse, { status: "ok" }) : next()));
-  app.use(auditRoutes({ run: options.run, operatorToken: options.operatorToken }).routes());
+  app.use(audit.routes());
   app.use(consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
   app.use(api.routes());
   app.use(async (ctx) => {
-    const matched = api.match(ctx.path, ctx.method);
+    // Any API path, the audit's included: a known path with another method is 405, not 404.
+    const matched = [api, audit].map((router) => router.match(ctx.path, ctx.method)).find((match) => match.path.length > 0);
     const [method, path] = [echo(ctx.method), echo(ctx.path)];
-    if (matched.path.length > 0 && !matched.route) {
+    if (matched && !matched.route) {
       return sendError(ctx, errorResponseOf(new MethodNotAllowed({ method, path, allow: [...new Set(matched.path.flatMap((layer) => layer.methods))] })));
     }
     sendError(ctx, errorResponseOf(new NotFound({ message: `No route for ${method} ${path}.` })));

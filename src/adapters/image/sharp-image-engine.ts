@@ -6,7 +6,7 @@ import type { RenderedImage, ValidatedImage } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
-import { open, type Raster, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
+import { open, type Raster, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
 
 export interface SharpImageEngineOptions {
   /** Refuse to decode more pixels than this, whatever the inspector said; default 40 megapixels. */
@@ -71,8 +71,9 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
   /** Decodes to 8-bit sRGB, joined by the first step when that step may run inside the decoder. */
   const decode = (image: ValidatedImage, first: TemplateStep | undefined) => {
     const decoding = sharp(image.bytes, { failOn: "error", limitInputPixels: maxPixels, autoOrient: true, pages: 1 });
-    const onDecode = first && (handlers[first.op].onDecode as ((decoding: Sharp, step: TemplateStep) => Sharp) | undefined);
-    return execute(toRaster(onDecode && first ? onDecode(decoding, first) : decoding), () =>
+    const onDecode = first && (handlers[first.op].onDecode as ((decoding: Sharp, step: TemplateStep, size: Size) => Sharp) | undefined);
+    // The inspector's size is the displayed one (after EXIF orientation), as the decoder's steps see it.
+    return execute(toRaster(onDecode && first ? onDecode(decoding, first, image) : decoding), () =>
       Effect.fail(new InvalidImage({ message: `the ${image.format.toUpperCase()} image data is corrupt or truncated` })),
     ).pipe(Effect.map((raster) => ({ raster, consumed: onDecode ? 1 : 0 })));
   };

@@ -10,6 +10,11 @@ export interface Raster {
   readonly channels: 1 | 2 | 3 | 4;
 }
 
+export interface Size {
+  readonly width: number;
+  readonly height: number;
+}
+
 export interface StepContext<E> {
   /** The person mask (one byte per pixel) at the raster's size; fails as the segmenter does. */
   readonly personMask: (raster: Raster) => Effect.Effect<Buffer, E>;
@@ -26,7 +31,7 @@ export interface StepHandler<S extends TemplateStep, E> {
    * WebP while decoding (several times faster for large photos); colour steps never do, so that
    * they always see 8-bit sRGB.
    */
-  readonly onDecode?: (decoding: Sharp, step: S) => Sharp;
+  readonly onDecode?: (decoding: Sharp, step: S, size: Size) => Sharp;
   /**
    * Whether the step moves content relative to the frame (crop, padding, margins): after such a
    * step a mask found on the upload no longer lines up. Scaling alone keeps it aligned.
@@ -69,9 +74,51 @@ const withMask = (input: Raster, mask: Buffer) =>
 
 const toBuffer = (image: Sharp) => Effect.promise(() => image.raw().toBuffer({ resolveWithObject: true }));
 
+const fromBuffer = ({ data, info }: Effect.Success<ReturnType<typeof toBuffer>>): Sharp =>
+  sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+
+/**
+ * Runs an operation that reads a `window`-pixel neighbourhood. libvips refuses a window larger than
+ * the image ("window too large"), so a smaller image is first extended by repeating its edge pixels
+ * to the window's size and cropped back after: a 1×1 image comes out (nearly) as it went in, where
+ * shrinking the window instead would turn it white. Three pipelines, because sharp would crop first.
+ */
+const neighbourhood =
+  <S extends TemplateStep>(window: (step: S) => number, apply: (image: Sharp, step: S) => Sharp) =>
+  (input: Raster, step: S) =>
+    Effect.gen(function* () {
+      const padX = Math.max(0, window(step) - input.width);
+      const padY = Math.max(0, window(step) - input.height);
+      if (padX === 0 && padY === 0) return apply(open(input), step);
+      const [left, top] = [Math.floor(padX / 2), Math.floor(padY / 2)];
+      const padded = yield* toBuffer(open(input).extend({ left, top, right: padX - left, bottom: padY - top, extendWith: "copy" }));
+      const done = yield* toBuffer(apply(fromBuffer(padded), step));
+      return fromBuffer(done).extract({ left, top, width: input.width, height: input.height });
+    });
+
+/** How many times the box's pixels a cover resize may scale an image to before it crops. */
+const COVER_OVERSHOOT = 8;
+
+/**
+ * A cover resize scales the whole image to cover the box, then crops: for a shape far from the box's
+ * (a 1×40 strip to a 4:1 banner) that copy is huge (100 megapixels: seconds; a 1×400 strip took a
+ * minute). Past COVER_OVERSHOOT times the box, the region of the box's shape is cut from the
+ * image's centre first; ordinary photos (a 3:1 panorama to 9:16 is 5.3) keep the attention crop.
+ */
+export const coverPreCrop = (step: Size, size: Size): (Size & { readonly left: number; readonly top: number }) | undefined => {
+  const scale = Math.max(step.width / size.width, step.height / size.height);
+  if (size.width * scale * size.height * scale <= COVER_OVERSHOOT * step.width * step.height) return undefined;
+  const ratio = step.width / step.height;
+  const width = Math.min(size.width, Math.max(1, Math.round(size.height * ratio)));
+  const height = Math.min(size.height, Math.max(1, Math.round(size.width / ratio)));
+  return { left: Math.floor((size.width - width) / 2), top: Math.floor((size.height - height) / 2), width, height };
+};
+
 export const stepHandlers = <E>(): StepHandlers<E> => {
-  const resize = (image: Sharp, step: Extract<TemplateStep, { op: "resize" }>) =>
-    image.resize({
+  const resize = (image: Sharp, step: Extract<TemplateStep, { op: "resize" }>, size: Size) => {
+    const region = step.fit === "cover" ? coverPreCrop(step, size) : undefined;
+    // Called before resize, sharp's extract runs before it (after EXIF orientation).
+    return (region ? image.extract(region) : image).resize({
       width: step.width,
       height: step.height,
       fit: step.fit,
@@ -79,6 +126,7 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
       background: step.background ?? TRANSPARENT,
       withoutEnlargement: step.enlarge === false,
     });
+  };
   return {
     resize: { run: pure(resize), onDecode: resize, reshapes: (step) => step.fit !== "inside" },
     grayscale: { run: pure((image) => image.recomb([[...LUMA], [...LUMA], [...LUMA]])) },
@@ -94,9 +142,19 @@ export const stepHandlers = <E>(): StepHandlers<E> => {
     },
     linear: { run: pure((image, step) => image.linear(step.multiply, step.add)) },
     normalise: { run: pure((image, step) => image.normalise({ lower: step.lower, upper: step.upper })) },
-    clahe: { run: pure((image, step) => image.clahe({ width: step.tile, height: step.tile, maxSlope: step.maxSlope })) },
+    clahe: {
+      run: neighbourhood(
+        (step) => step.tile,
+        (image, step) => image.clahe({ width: step.tile, height: step.tile, maxSlope: step.maxSlope }),
+      ),
+    },
     sharpen: { run: pure((image, step) => image.sharpen({ sigma: step.sigma })) },
-    median: { run: pure((image, step) => image.median(step.size)) },
+    median: {
+      run: neighbourhood(
+        (step) => step.size,
+        (image, step) => image.median(step.size),
+      ),
+    },
     blur: { run: pure((image, step) => image.blur(step.sigma)) },
     vignette: {
       run: pure((image, step, { width, height }) =>
