@@ -139,16 +139,17 @@ export interface InspectedPdf {
 /** The page count and largest image of a PDF this service accepts; UnreadableDocument says why one is refused. */
 export const inspectPdf = (pdfium: Pdfium, bytes: Uint8Array): InspectedPdf => {
   if (namesJavaScript(bytes)) throw new UnreadableDocument("the PDF carries JavaScript; PDFs with scripts are refused");
-  const largestImage = pdfImageSizes(bytes).reduce<PdfImageSize | undefined>(
-    (largest, image) => (largest === undefined || image.width * image.height > largest.width * largest.height ? image : largest),
-    undefined,
-  );
   return withDocument(pdfium, bytes, (document) => {
     if (pdfium._FPDF_GetSecurityHandlerRevision(document) !== -1) throw new UnreadableDocument("the PDF is encrypted; send it without a password");
     // Scripts inside compressed object streams escape the byte scan; the document's own list does not.
     if (pdfium._FPDFDoc_GetJavaScriptActionCount(document) > 0) throw new UnreadableDocument("the PDF carries JavaScript; PDFs with scripts are refused");
     const pages = pdfium._FPDF_GetPageCount(document);
     if (pages < 1) throw new UnreadableDocument("the PDF has no pages");
+    // Scanned only once PDFium has opened the file (opening decodes no image): a damaged file is refused without paying for the scan.
+    const largestImage = pdfImageSizes(bytes).reduce<PdfImageSize | undefined>(
+      (largest, image) => (largest === undefined || image.width * image.height > largest.width * largest.height ? image : largest),
+      undefined,
+    );
     return { pages, largestImage };
   });
 };
