@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { type Duration, Effect, Layer } from "effect";
 import type { Pool } from "pg";
 import { DependencyUnavailable } from "../../ports/errors.ts";
@@ -90,8 +90,12 @@ const appendStatement = (table: string) => `
 export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventStoreOptions, "schema" | "pollInterval"> = {}): EventStoreShape => {
   const schema = options.schema ?? defaultPostgresSchema;
   const table = eventsTable(schema);
-  const append = appendStatement(table);
-  const readSettled = `SELECT ${columns} FROM ${settledReadFunction(schema)}($1, $2, ${settledReadWaitMs})`;
+  // Prepared once per connection under a name (the schema's hash keeps instances on one pool apart):
+  // the append's plan is made once instead of at every append.
+  const named = (name: string, text: string) => ({ name: `its-${name}-${createHash("sha256").update(schema).digest("hex").slice(0, 16)}`, text });
+  const append = named("append", appendStatement(table));
+  const readSettled = named("read-settled", `SELECT ${columns} FROM ${settledReadFunction(schema)}($1, $2, ${settledReadWaitMs})`);
+  const readFrom = named("read-stream", `SELECT ${columns} FROM ${table} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision`);
 
   const streamHead = async (streamName: string) => {
     const { rows } = await pool.query<{ stream_revision: string }>(
@@ -106,14 +110,17 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
     events: Parameters<EventStoreShape["appendToStream"]>[1],
     expectedRevision: ExpectedRevision,
   ): Promise<AppendResult | ConcurrencyConflict> => {
-    const { rows } = await pool.query<{ revision: string; position: string; last_position: string | null }>(append, [
-      streamName,
-      expectedRevision === "any" ? null : expectedRevision,
-      events.map((event) => event.eventId ?? randomUUID()),
-      events.map((event) => event.type),
-      events.map((event) => JSON.stringify(event.data)),
-      events.map((event) => JSON.stringify(event.metadata ?? {})),
-    ]);
+    const { rows } = await pool.query<{ revision: string; position: string; last_position: string | null }>({
+      ...append,
+      values: [
+        streamName,
+        expectedRevision === "any" ? null : expectedRevision,
+        events.map((event) => event.eventId ?? randomUUID()),
+        events.map((event) => event.type),
+        events.map((event) => JSON.stringify(event.data)),
+        events.map((event) => JSON.stringify(event.metadata ?? {})),
+      ],
+    });
     const { revision, position, last_position } = rows[0]!;
     const head = Number(revision);
     if (last_position !== null) return { nextExpectedRevision: head + events.length, lastGlobalPosition: Number(last_position) };
@@ -139,7 +146,7 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
 
   const readAll: EventStoreShape["readAll"] = ({ after, limit }) =>
     Effect.tryPromise({
-      try: async () => (await pool.query<EventRow>(readSettled, [after, limit])).rows.map(toRecorded),
+      try: async () => (await pool.query<EventRow>({ ...readSettled, values: [after, limit] })).rows.map(toRecorded),
       catch: readFailed,
     });
 
@@ -150,13 +157,7 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
       ),
     readStream: (streamName, readOptions) =>
       Effect.tryPromise({
-        try: async () =>
-          (
-            await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision`, [
-              streamName,
-              readOptions?.fromRevision ?? 0,
-            ])
-          ).rows.map(toRecorded),
+        try: async () => (await pool.query<EventRow>({ ...readFrom, values: [streamName, readOptions?.fromRevision ?? 0] })).rows.map(toRecorded),
         catch: readFailed,
       }),
     readAll,
