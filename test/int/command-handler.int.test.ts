@@ -62,6 +62,44 @@ describe("command handling with cached stream state", () => {
     expect(revision).toBe(3);
     expect(state.reservations.size).toBe(3);
   });
+
+  it("decides the commands waiting for a stream's turn one after the other, and appends their events together", async () => {
+    const appends: Array<number> = [];
+    // A store whose appends take a while, as a networked one's commits do, so that commands queue behind one.
+    const slow = Layer.effect(EventStore)(
+      Effect.map(EventStore, (store) => ({
+        ...store,
+        appendToStream: (...args: Parameters<EventStoreShape["appendToStream"]>) =>
+          Effect.sleep("20 millis").pipe(Effect.andThen(Effect.sync(() => appends.push(args[1].length))), Effect.andThen(store.appendToStream(...args))),
+      })),
+    ).pipe(Layer.provide(inMemoryEventStoreLayer({ storage: makeInMemoryEventStorage() })));
+    const runtime = ManagedRuntime.make(Layer.mergeAll(slow, lruStreamStateCache(), inProcessStreamLocks));
+    const stream = "quota-acc-2026-12";
+    const requests = Array.from({ length: 10 }, (_, i) => `r${i}`);
+    const outcomes = await runtime.runPromise(
+      Effect.all(
+        [
+          ...requests.map((requestId) => handleCommand(quotaLedgerStreamType, stream, reserve(requestId), { ...byTest, requestId })),
+          // Committing a reservation that does not exist is refused; the commands around it carry on.
+          handleCommand(quotaLedgerStreamType, stream, { type: "CommitQuota", requestId: "unknown", now }, byTest),
+        ].map((command) => Effect.result(command)),
+        { concurrency: "unbounded" },
+      ),
+    );
+    // The first command had the turn alone; the ten behind it went together in one append.
+    expect(appends).toEqual([1, 9]);
+    const handled = outcomes.slice(0, 10).map((outcome) => (outcome._tag === "Success" ? outcome.success : undefined));
+    // Exactly as one at a time: the limit of 3 holds, each command gets its own event, revision and state after it.
+    expect(handled.map((h) => h?.events.map((e) => [e.type, e.data.requestId]))).toEqual(
+      requests.map((requestId, i) => [[i < 3 ? "QuotaReserved" : "QuotaReservationRefused", requestId]]),
+    );
+    expect(handled.map((h) => h?.revision)).toEqual(requests.map((_, i) => i));
+    expect(handled.map((h) => h?.state.reservations.size)).toEqual(requests.map((_, i) => Math.min(i + 1, 3)));
+    expect(outcomes[10]).toMatchObject({ _tag: "Failure", failure: { _tag: "CommandRejected" } });
+    const stored = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
+    expect(stored.map((e) => [e.streamRevision, e.metadata["requestId"]])).toEqual(requests.map((requestId, i) => [i, requestId]));
+    await runtime.dispose();
+  });
 });
 
 describe("events decoded through their stream's Schema", () => {
