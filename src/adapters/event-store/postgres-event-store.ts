@@ -63,11 +63,12 @@ const ANY_REVISION_ATTEMPTS = 100;
 /**
  * An append in one statement, so in one round trip and one implicit transaction: read the stream's
  * head, and insert the batch after it only if the head is the expected one ($2; NULL for "any").
- * Appends take no lock beyond their own rows: two appends to different streams never wait for each
- * other, and readers of the global order see positions only once they are settled
- * (postgres-events-schema.ts). Two appends to one stream that read the same head both insert its
- * next revision; UNIQUE(stream_name, stream_revision) lets the first to commit win and fails the
- * other, which is then a ConcurrencyConflict: per-stream optimistic concurrency stays exact.
+ * Appends take no lock that another stream's append waits for (the table's own is shared by all
+ * writers): two appends to different streams never wait for each other, and readers of the global
+ * order see positions only once they are settled (postgres-events-schema.ts). Two appends to one
+ * stream that read the same head both insert its next revision; UNIQUE(stream_name, stream_revision)
+ * lets the first to commit win and fails the other, which is then a ConcurrencyConflict: per-stream
+ * optimistic concurrency stays exact.
  * ORDER BY ordinality draws positions in batch order.
  */
 const appendStatement = (table: string) => `
