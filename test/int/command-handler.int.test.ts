@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Context, Effect, Layer, ManagedRuntime, type Scope } from "effect";
+import { Context, Effect, Fiber, Layer, ManagedRuntime, type Scope } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
@@ -98,6 +98,36 @@ describe("command handling with cached stream state", () => {
     expect(outcomes[10]).toMatchObject({ _tag: "Failure", failure: { _tag: "CommandRejected" } });
     const stored = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
     expect(stored.map((e) => [e.streamRevision, e.metadata["requestId"]])).toEqual(requests.map((requestId, i) => [i, requestId]));
+    await runtime.dispose();
+  });
+
+  it("runs no command whose caller gave up while it waited for the turn", async () => {
+    const storage = makeInMemoryEventStorage();
+    const slow = Layer.effect(EventStore)(
+      Effect.map(EventStore, (store) => ({
+        ...store,
+        appendToStream: (...args: Parameters<EventStoreShape["appendToStream"]>) =>
+          Effect.sleep("30 millis").pipe(Effect.andThen(store.appendToStream(...args))),
+      })),
+    ).pipe(Layer.provide(inMemoryEventStoreLayer({ storage })));
+    const runtime = ManagedRuntime.make(Layer.mergeAll(slow, lruStreamStateCache(), inProcessStreamLocks));
+    const stream = "quota-acc-2027-01";
+    const command = (requestId: string) => handleCommand(quotaLedgerStreamType, stream, reserve(requestId), { ...byTest, requestId });
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const first = yield* Effect.forkChild(command("first"));
+        yield* Effect.sleep("5 millis");
+        const abandoned = yield* Effect.forkChild(command("abandoned"));
+        yield* Effect.sleep("5 millis");
+        yield* Fiber.interrupt(abandoned);
+        // Queued behind the first while it still holds the turn, as the abandoned one was.
+        const after = yield* Effect.forkChild(command("after"));
+        yield* Fiber.join(first);
+        yield* Fiber.join(after);
+      }),
+    );
+    const stored = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
+    expect(stored.map((e) => e.metadata["requestId"])).toEqual(["first", "after"]);
     await runtime.dispose();
   });
 });
