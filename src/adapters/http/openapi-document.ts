@@ -1,5 +1,6 @@
 import { OpenApi } from "effect/http-api";
-import { ImageTransformationApi } from "./api-definition.ts";
+import { API_KEY_SCHEME, ERROR_HEADERS, ImageTransformationApi } from "./api-definition.ts";
+import { declareResponseHeaders } from "./response-headers.ts";
 
 /**
  * The OpenAPI 3.1 reference served at GET /api/openapi.json, generated from the API's definition.
@@ -16,10 +17,18 @@ const openObjects = (value: unknown): unknown => {
   );
 };
 
+/** The try-on settings are the one closed object: a misspelt setting is refused rather than defaulted (api-schemas.ts). */
+const closeSettings = (schemas: Record<string, object>) => {
+  const { propertyNames: _, ...settings } = schemas["TryOnSettingsInput"] as { propertyNames?: unknown };
+  schemas["TryOnSettingsInput"] = { ...settings, additionalProperties: false };
+};
+
 export const openApiDocument = (publicBaseUrl: string) => {
-  const generated = OpenApi.fromApi(ImageTransformationApi);
+  const generated = openObjects(OpenApi.fromApi(ImageTransformationApi)) as ReturnType<typeof OpenApi.fromApi>;
+  closeSettings(generated.components.schemas as Record<string, object>);
+  declareResponseHeaders(generated.paths as never, ERROR_HEADERS, API_KEY_SCHEME);
   return {
-    ...(openObjects(generated) as typeof generated),
+    ...generated,
     info: {
       ...generated.info,
       contact: { name: "API support", url: `${publicBaseUrl}/api/openapi.json`, email: "support@example.com" },
