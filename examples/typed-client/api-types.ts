@@ -289,7 +289,7 @@ export interface components {
             };
         };
         /** @description The audit report */
-        AuditReportResponse: {
+        AuditReportReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -383,6 +383,10 @@ export interface components {
                 ok: boolean;
             };
         };
+        /** @description YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time */
+        AuditRangeEnd: string;
+        /** @description YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive */
+        AuditRangeStart: string;
         AccountId: string;
         /** @description INVALID_SIGNATURE */
         InvalidSignatureError: {
@@ -400,7 +404,7 @@ export interface components {
         ResultUrlExpiry: string;
         ResultId: string;
         /** @description Account, plan, features, this month's quota, rate limit and the calling key */
-        ProfileResponse: {
+        ProfileReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -435,7 +439,7 @@ export interface components {
             };
         };
         /** @description auto plus each language code with its name */
-        OcrLanguagesResponse: {
+        OcrLanguagesReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -448,7 +452,7 @@ export interface components {
             };
         };
         /** @description Every template with its type, output and plans */
-        TemplatesResponse: {
+        TemplatesReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -576,7 +580,7 @@ export interface components {
             };
         };
         /** @description The composite, stored; settings echoes what was applied, defaults filled in */
-        VirtualTryOnResponse: {
+        VirtualTryOnReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -668,7 +672,7 @@ export interface components {
             };
         };
         /** @description The text, with the format's own field; an image with no text gives text "" */
-        RecognizeTextResponse: {
+        RecognizeTextReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -784,7 +788,7 @@ export interface components {
         /** @enum {string} */
         OcrLanguageCode: "auto" | "afr" | "amh" | "ara" | "asm" | "aze" | "bel" | "ben" | "bod" | "bos" | "bul" | "cat" | "ceb" | "ces" | "chi_sim" | "chi_tra" | "cym" | "dan" | "deu" | "ell" | "eng" | "epo" | "est" | "eus" | "fas" | "fin" | "fra" | "gle" | "glg" | "guj" | "heb" | "hin" | "hrv" | "hun" | "hye" | "ind" | "isl" | "ita" | "jpn" | "kan" | "kat" | "kaz" | "kir" | "kor" | "lao" | "lat" | "lav" | "lit" | "mal" | "mar" | "mkd" | "mlt" | "mon" | "msa" | "mya" | "nep" | "nld" | "nor" | "ori" | "pan" | "pol" | "por" | "pus" | "ron" | "san" | "sin" | "slk" | "slv" | "spa" | "sqi" | "srp" | "swa" | "swe" | "tam" | "tel" | "tgk" | "tgl" | "tha" | "tur" | "uig" | "ukr" | "urd" | "uzb" | "vie" | "yid";
         /** @description The transformed image, stored; resultUrl works without a key until expiresAt */
-        GenerateImageResponse: {
+        GenerateImageReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -851,7 +855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenerateImageResponse"];
+                    "application/json": components["schemas"]["GenerateImageReply"];
                 };
             };
             /** @description INVALID_REQUEST */
@@ -1010,8 +1014,8 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
-                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
-                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
@@ -1099,7 +1103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RecognizeTextResponse"];
+                    "application/json": components["schemas"]["RecognizeTextReply"];
                 };
             };
             /** @description INVALID_REQUEST */
@@ -1258,8 +1262,8 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
-                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
-                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
@@ -1347,7 +1351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VirtualTryOnResponse"];
+                    "application/json": components["schemas"]["VirtualTryOnReply"];
                 };
             };
             /** @description INVALID_REQUEST */
@@ -1506,8 +1510,8 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
-                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
-                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
@@ -1588,7 +1592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TemplatesResponse"];
+                    "application/json": components["schemas"]["TemplatesReply"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -1628,8 +1632,8 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
-                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
-                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
@@ -1694,7 +1698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OcrLanguagesResponse"];
+                    "application/json": components["schemas"]["OcrLanguagesReply"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -1734,8 +1738,8 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
-                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
-                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
@@ -1800,7 +1804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProfileResponse"];
+                    "application/json": components["schemas"]["ProfileReply"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -1840,8 +1844,8 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
-                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
-                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
@@ -1992,8 +1996,8 @@ export interface operations {
     auditAccount: {
         parameters: {
             query?: {
-                from?: string;
-                to?: string;
+                from?: components["schemas"]["AuditRangeStart"];
+                to?: components["schemas"]["AuditRangeEnd"];
             };
             header?: never;
             path: {
@@ -2014,7 +2018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AuditReportResponse"];
+                    "application/json": components["schemas"]["AuditReportReply"];
                 };
             };
             /** @description INVALID_REQUEST */

@@ -17,13 +17,13 @@ import { ErrorBody, GenerateImageData, OcrData, OcrLanguagesData, ProfileData, S
  */
 
 /** The success bodies the handlers encode. */
-export const GenerateImageResponse = Success("GenerateImageResponse", GenerateImageData);
-export const VirtualTryOnResponse = Success("VirtualTryOnResponse", VirtualTryOnData);
-export const RecognizeTextResponse = Success("RecognizeTextResponse", OcrData);
-export const OcrLanguagesResponse = Success("OcrLanguagesResponse", OcrLanguagesData);
-export const TemplatesResponse = Success("TemplatesResponse", TemplatesData);
-export const ProfileResponse = Success("ProfileResponse", ProfileData);
-export const AuditReportResponse = Success("AuditReportResponse", AuditReportData);
+export const GenerateImageResponse = Success("GenerateImageReply", GenerateImageData);
+export const VirtualTryOnResponse = Success("VirtualTryOnReply", VirtualTryOnData);
+export const RecognizeTextResponse = Success("RecognizeTextReply", OcrData);
+export const OcrLanguagesResponse = Success("OcrLanguagesReply", OcrLanguagesData);
+export const TemplatesResponse = Success("TemplatesReply", TemplatesData);
+export const ProfileResponse = Success("ProfileReply", ProfileData);
+export const AuditReportResponse = Success("AuditReportReply", AuditReportData);
 
 const pascal = (code: string) =>
   code
@@ -231,8 +231,15 @@ const audit = HttpApiGroup.make("audit", { topLevel: true })
     HttpApiEndpoint.get("auditAccount", "/audit/accounts/:accountId", {
       params: { accountId: Schema.String.annotate({ identifier: "AccountId" }) },
       query: {
-        from: Schema.optionalKey(Schema.String.annotate({ description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive" })),
-        to: Schema.optionalKey(Schema.String.annotate({ description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time" })),
+        from: Schema.optionalKey(
+          Schema.String.annotate({ identifier: "AuditRangeStart", description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive" }),
+        ),
+        to: Schema.optionalKey(
+          Schema.String.annotate({
+            identifier: "AuditRangeEnd",
+            description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time",
+          }),
+        ),
       },
       success: AuditReportResponse.annotate({ description: "The audit report" }),
       error: errorResponses("Audit", ["InvalidRequest", "Unauthorized", "RateLimited", "NotFound", "DependencyUnavailable"]),

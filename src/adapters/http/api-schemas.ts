@@ -44,7 +44,7 @@ const settingFields = Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name
 export const TryOnSettings = Schema.Struct(settingFields).annotate({ identifier: "TryOnSettings" });
 
 /** Any other name: refused, naming the settings there are. */
-const OtherSettingName = Schema.String.check(Schema.isPattern(new RegExp(`^(?!(?:${TRYON_SETTING_NAMES.join("|")})$)`)));
+const OtherSettingName = Schema.String.check(Schema.isPattern(new RegExp(`^(?!(?:${TRYON_SETTING_NAMES.join("|")})$)`, "u")));
 const UnknownSetting = Schema.Never.annotate({ message: `unknown setting; allowed settings: ${TRYON_SETTING_NAMES.join(", ")}` });
 
 /** What a client may send: each setting optional, the default applied when left out; no other field. */
@@ -66,7 +66,7 @@ const codeAlternatives = `(?:${ocrLanguages.join("|")})`;
 /** Codes the catalog knows, joined by "+": alternatives of fixed words, so matching is linear. */
 const CombinedOcrLanguages = Schema.String.check(
   Schema.isMaxLength(Math.max(...ocrLanguages.map((code) => code.length + 1)) * maxCombinedOcrLanguages),
-  Schema.isPattern(new RegExp(`^${codeAlternatives}(?:\\+${codeAlternatives}){1,${maxCombinedOcrLanguages - 1}}$`)),
+  Schema.isPattern(new RegExp(`^${codeAlternatives}(?:\\+${codeAlternatives}){1,${maxCombinedOcrLanguages - 1}}$`, "u")),
 ).annotate({ identifier: "CombinedOcrLanguages", description: `${maxCombinedOcrLanguages} codes at most, each once`, message: languageRefusal });
 
 const OcrLanguage = Schema.Union([OcrLanguageCode, CombinedOcrLanguages]).annotate({

@@ -27,16 +27,16 @@ export const RESPONSE_HEADERS = {
   "X-Content-Type-Options": header("ContentTypeOptionsHeader", exactly("X-Content-Type-Options"), "Content types are not sniffed"),
   "RateLimit-Policy": header(
     "RateLimitPolicyHeader",
-    Schema.String.check(Schema.isPattern(/^"per-key";q=\d{1,9};w=\d{1,9}$/)),
+    Schema.String.check(Schema.isPattern(/^"per-key";q=\d{1,9};w=\d{1,9}$/u)),
     'The key\'s rate policy (IETF RateLimit fields): q requests per w seconds, e.g. "per-key";q=15;w=90',
   ),
   RateLimit: header(
     "RateLimitHeader",
-    Schema.String.check(Schema.isPattern(/^"per-key";r=\d{1,9};t=\d{1,9}$/)),
+    Schema.String.check(Schema.isPattern(/^"per-key";r=\d{1,9};t=\d{1,9}$/u)),
     'What is left: r requests now, the bucket full again in t seconds, e.g. "per-key";r=14;t=6',
   ),
-  "Retry-After": header("RetryAfterHeader", Schema.String.check(Schema.isPattern(/^\d{1,9}$/)), "Seconds to wait before retrying"),
-  Allow: header("AllowHeader", Schema.String.check(Schema.isPattern(/^[A-Z]+(?:, [A-Z]+)*$/)), "The methods the path takes"),
+  "Retry-After": header("RetryAfterHeader", Schema.String.check(Schema.isPattern(/^\d{1,9}$/u)), "Seconds to wait before retrying"),
+  Allow: header("AllowHeader", Schema.String.check(Schema.isPattern(/^[A-Z]+(?:, [A-Z]+)*$/u)), "The methods the path takes"),
   "Idempotent-Replayed": header("IdempotentReplayedHeader", Schema.Literal("true"), "The first response to this Idempotency-Key, sent again"),
 } as const;
 
@@ -64,7 +64,7 @@ interface Operation {
 /**
  * Declares on each response of `paths` the headers it carries. `errorHeaders` gives, per error
  * component, what its errors send; `keyedScheme` names the security scheme whose operations carry
- * the RateLimit fields (set once the key is admitted: on every success and rate or quota refusal).
+ * the RateLimit fields (set once the key is admitted).
  */
 export const declareResponseHeaders = (
   paths: Record<string, Record<string, Operation>>,
@@ -77,9 +77,9 @@ export const declareResponseHeaders = (
     for (const [statusText, response] of Object.entries(operation.responses)) {
       const status = Number(statusText);
       const declared: Array<[ResponseHeader, boolean]> = ON_EVERY_RESPONSE.map((name) => [name, true]);
-      // Admission sets them: a refused key (401) and a request no route took (405) never got that far.
-      if (keyed && status !== 401 && status !== 405)
-        declared.push(["RateLimit-Policy", status < 300 || status === 429], ["RateLimit", status < 300 || status === 429]);
+      // Admission sets them, so every success has them: a refused key (401) and a request no route took (405) never got
+      // that far, and a client refused for its failed keys (429 before any key was admitted) has none.
+      if (keyed && status !== 401 && status !== 405) declared.push(["RateLimit-Policy", status < 300], ["RateLimit", status < 300]);
       if (method === "post" && status !== 401 && status !== 405 && isReplayable(status)) declared.push(["Idempotent-Replayed", false]);
       const component = response.content?.["application/json"]?.schema?.$ref?.split("/").at(-1);
       const sends = component === undefined ? undefined : errorHeaders.get(component);
