@@ -4,8 +4,8 @@ import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages } from "../../
 import { OcrOutputFormat, TemplateName, TemplateType, TryOnSettings } from "./api-schemas.ts";
 
 /**
- * Every response body of the API (docs/api-decisions.md): `{ success: true, data }` or the error body of
- * spec 2.5. Handlers encode what they send through these, and the OpenAPI document is generated
+ * Every response body of the API (docs/api-decisions.md): `{ success: true, data }` or the error body.
+ * Handlers encode what they send through these, and the OpenAPI document is generated
  * from them, so what is documented is what is sent. Fields are added, never removed or renamed.
  */
 const Text = Schema.String;
