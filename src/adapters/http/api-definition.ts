@@ -1,9 +1,9 @@
 import { STATUS_CODES } from "node:http";
 import { Schema } from "effect";
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api";
+import { AuditReportData } from "../../application/audit-report.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import { GenerateBody, OcrBody, VirtualTryOnBody } from "./api-schemas.ts";
-import { AuditReportData } from "./audit-report-schema.ts";
 import { type ApiErrorTag, ERROR_CATALOG, INTERNAL_ERROR } from "./error-response.ts";
 import { IdempotencyKey } from "./idempotency-key.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
