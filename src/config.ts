@@ -5,7 +5,7 @@ import { defaultDocumentMemoryBytes } from "./adapters/documents/document-memory
 import { defaultPostgresSchema } from "./adapters/event-store/postgres-event-store.ts";
 import { defaultAdmissionBudgetBytes } from "./adapters/http/admission-budget.ts";
 import { parseTrustProxy, type TrustProxy } from "./adapters/http/forwarded-client.ts";
-import type { BodyLimits } from "./adapters/http/middleware/json-body.ts";
+import type { BodyLimits } from "./adapters/http/route/engine-work.ts";
 import { type NatsAuth, splitNatsUrl } from "./adapters/nats/nats-credentials.ts";
 import { secretWeakness } from "./adapters/security/secret-strength.ts";
 import { defaultServiceSettings } from "./application/settings.ts";

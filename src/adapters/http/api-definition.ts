@@ -7,11 +7,14 @@ import { type ApiErrorTag, ERROR_CATALOG, INTERNAL_ERROR } from "./error-respons
 import { IdempotencyKey } from "./idempotency-key.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
 import { ErrorBody, GenerateImageData, OcrData, OcrLanguagesData, ProfileData, Success, TemplatesData, VirtualTryOnData } from "./response-schemas.ts";
+import { EngineWork } from "./route/engine-work.ts";
 
 /**
- * The API's contract, declared once: each operation's path, request, success body and the errors
- * it can answer with. Koa serves it (api-routes.ts encodes every response through these Schemas);
- * openapi-document.ts generates the OpenAPI document from it. A new operation is one endpoint here.
+ * The API's contract, declared once: each operation's path, request, success body, the errors it
+ * can answer with, who may call it (ApiKey, OperatorToken) and whether it waits on an engine
+ * (EngineWork: admitted by memory, its body read within that size's limit). route/mount.ts builds
+ * the Koa router from it, with the handlers of api-handlers.ts; openapi-document.ts generates the
+ * OpenAPI document from it. A new operation is one endpoint here and one handler.
  */
 
 /** The success bodies the handlers encode. */
@@ -82,11 +85,11 @@ const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
   "EngineTimeout",
 ];
 
-class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
+export class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
   security: { bearer: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "An API key: its_<keyId>_<secret>")) },
 }) {}
 
-class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
+export class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
   security: {
     operator: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "The operator credential (OPERATOR_TOKEN); API keys do not open these routes."),
@@ -106,6 +109,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       success: GenerateImageResponse.annotate({ description: "The transformed image, stored; resultUrl works without a key until expiresAt" }),
       error: errorResponses(TRANSFORMATION),
     })
+      .annotate(EngineWork, "oneImage")
       .annotate(OpenApi.Summary, "Apply a catalog template to an image")
       .annotate(
         OpenApi.Description,
@@ -117,6 +121,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       success: RecognizeTextResponse.annotate({ description: 'The text, with the format\'s own field; an image with no text gives text ""' }),
       error: errorResponses([...TRANSFORMATION, "UnsupportedLanguage"]),
     })
+      .annotate(EngineWork, "oneImage")
       .annotate(OpenApi.Summary, "Read the text of an image or a document")
       .annotate(
         OpenApi.Description,
@@ -131,6 +136,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       success: VirtualTryOnResponse.annotate({ description: "The composite, stored; settings echoes what was applied, defaults filled in" }),
       error: errorResponses([...TRANSFORMATION, "UnusableTryOnInput"]),
     })
+      .annotate(EngineWork, "twoImages")
       .annotate(OpenApi.Summary, "Dress the person in the garment (pro and enterprise plans)")
       .annotate(
         OpenApi.Description,

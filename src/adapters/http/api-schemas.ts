@@ -18,6 +18,7 @@ const ImageData = Schema.String.annotate({ description: "base64, or a data URL (
 
 const settingSchema = (name: TryOnSettingName) =>
   Schema.Literals(TRYON_SETTING_VALUES[name]).annotate({
+    message: `allowed values: ${TRYON_SETTING_VALUES[name].join(", ")}`,
     default: DEFAULT_TRYON_SETTINGS[name],
     description: Object.entries(TRYON_SETTING_DESCRIPTIONS[name] as Readonly<Record<string, string>>)
       .map(([value, what]) => `${value}: ${what}`)
@@ -31,8 +32,17 @@ const settingFields = Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name
 /** Every try-on setting, resolved: what a response echoes. */
 export const TryOnSettings = Schema.Struct(settingFields);
 
+/** A key that names no setting: refused by name, so that a misspelt setting is not silently ignored. */
+const UnknownSetting = Schema.Record(
+  Schema.String.check(Schema.makeFilter((name: string) => !(TRYON_SETTING_NAMES as ReadonlyArray<string>).includes(name))),
+  Schema.Never.annotate({ message: `unknown setting; allowed settings: ${TRYON_SETTING_NAMES.join(", ")}` }),
+);
+
 /** What a client may send: each setting optional, the default applied when left out. */
-const TryOnSettingsInput = Schema.Struct(Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name, Schema.optionalKey(settingSchema(name))])));
+const TryOnSettingsInput = Schema.StructWithRest(
+  Schema.Struct(Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name, Schema.optionalKey(settingSchema(name))]))),
+  [UnknownSetting],
+);
 
 export const VirtualTryOnBody = Schema.Struct({
   personImage: ImageData,
@@ -40,34 +50,22 @@ export const VirtualTryOnBody = Schema.Struct({
   settings: Schema.optionalKey(TryOnSettingsInput),
 });
 
-/**
- * How the try-on body is decoded: `settings` is resolved by the domain's catalog (the values above
- * come from it), so that an unknown setting is named too, next to every wrong value.
- */
-export const VirtualTryOnBodyDecoder = Schema.Struct({ ...VirtualTryOnBody.fields, settings: Schema.optionalKey(Schema.Unknown) });
-
 /** The OCR body as documented. */
 export const OcrBody = Schema.Struct({
   image: ImageData,
   language: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(ocrLanguageRequestPattern)).annotate({
+    Schema.String.check(
+      Schema.isPattern(ocrLanguageRequestPattern, {
+        message: `not a language request; allowed: ${ocrAutoLanguage}, a code GET /ocr/languages lists, or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu)`,
+      }),
+    ).annotate({
       default: ocrAutoLanguage,
       description:
         `auto: the script, then the language, are detected and reported; or a code GET /ocr/languages lists (${ocrLanguages.length} languages), ` +
         `or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu)`,
     }),
   ),
-  outputFormat: Schema.optionalKey(Schema.Literals(ocrOutputFormats).annotate({ default: "text" })),
-});
-
-/**
- * How the OCR body is decoded: `language` and `outputFormat` are checked by the use case against
- * the configured engine (which may read fewer languages), so the message lists what it reads.
- */
-export const OcrBodyDecoder = Schema.Struct({
-  ...OcrBody.fields,
-  language: Schema.optionalKey(Schema.String),
-  outputFormat: Schema.optionalKey(Schema.String),
+  outputFormat: Schema.optionalKey(Schema.Literals(ocrOutputFormats).annotate({ default: "text", message: `allowed: ${ocrOutputFormats.join(", ")}` })),
 });
 
 export const GenerateBody = Schema.Struct({

@@ -2,8 +2,8 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import { NotFound } from "../../application/errors.ts";
 import { echo } from "../../domain/echo.ts";
-import { apiRoutes, type ApiRoutesOptions } from "./api-routes.ts";
-import { auditRoutes } from "./audit-routes.ts";
+import { ImageTransformationApi } from "./api-definition.ts";
+import { type ApiHandlerOptions, apiHandlers } from "./api-handlers.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import { errorResponseOf } from "./error-response.ts";
 import { type TrustProxy, trustsAnyProxy } from "./forwarded-client.ts";
@@ -17,13 +17,13 @@ import { unreadUpload } from "./middleware/unread-upload.ts";
 import { requireForwardedHttps } from "./plain-http-refusal.ts";
 import { sendError, sendSuccess } from "./respond.ts";
 import { HealthResponse } from "./response-schemas.ts";
+import { mount, type MountOptions } from "./route/mount.ts";
 
-export interface HttpAppOptions extends ApiRoutesOptions {
+export interface HttpAppOptions extends Omit<MountOptions, "prefix">, ApiHandlerOptions {
   readonly logger: Logger;
+  readonly openApiDocument: object;
   /** Behind TLS-terminating proxies: which X-Forwarded-* entries to believe; requests that came in over HTTP are refused. */
   readonly trustProxy: TrustProxy;
-  /** OPERATOR_TOKEN: opens the audit API; undefined keeps it closed. */
-  readonly operatorToken: string | undefined;
   /** Request metrics and the request span (observability.ts), mounted before everything else. */
   readonly instrumentation?: ReadonlyArray<Koa.Middleware>;
   /** Seals the account console's one-time cookie (see console/new-key-flash.ts). */
@@ -33,8 +33,11 @@ export interface HttpAppOptions extends ApiRoutesOptions {
 /** The HTTPS application. Read top to bottom: what every request goes through, then the routes. */
 export const createHttpApp = (options: HttpAppOptions): Koa => {
   const app = new Koa();
-  const api = apiRoutes(options);
-  const audit = auditRoutes({ run: options.run, operatorToken: options.operatorToken });
+  const api = mount(ImageTransformationApi, apiHandlers(options), { ...options, prefix: "/api" });
+  api.get("/openapi.json", (ctx) => {
+    ctx.set("Cache-Control", "public, max-age=300");
+    ctx.body = options.openApiDocument;
+  });
 
   app.use(unreadUpload());
   for (const middleware of options.instrumentation ?? []) app.use(middleware);
@@ -45,14 +48,13 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   if (trustsAnyProxy(options.trustProxy)) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
   app.use(securityHeaders());
   app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendSuccess(ctx, HealthResponse, { status: "ok" }) : next()));
-  app.use(audit.routes());
   app.use(consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
   app.use(api.routes());
   app.use(async (ctx) => {
-    // Any API path, the audit's included: a known path with another method is 405, not 404.
-    const matched = [api, audit].map((router) => router.match(ctx.path, ctx.method)).find((match) => match.path.length > 0);
+    // Any API path: a known path with another method is 405, not 404.
+    const matched = api.match(ctx.path, ctx.method);
     const [method, path] = [echo(ctx.method), echo(ctx.path)];
-    if (matched && !matched.route) {
+    if (matched.path.length > 0 && !matched.route) {
       return sendError(ctx, errorResponseOf(new MethodNotAllowed({ method, path, allow: [...new Set(matched.path.flatMap((layer) => layer.methods))] })));
     }
     sendError(ctx, errorResponseOf(new NotFound({ message: `No route for ${method} ${path}.` })));
