@@ -1,3 +1,4 @@
+import type Router from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "pino";
 import { NotFound } from "../../application/errors.ts";
@@ -30,13 +31,25 @@ export interface HttpAppOptions extends Omit<MountOptions, "prefix">, ApiHandler
   readonly consoleCookieKey: Buffer;
 }
 
+/**
+ * A router asked only for the paths under its prefix: each router tries every one of its routes'
+ * patterns on every request it sees. Case-insensitive, as the routers match.
+ */
+const under = (prefix: string, router: Router): Koa.Middleware => {
+  const routes = router.routes() as Koa.Middleware;
+  return (ctx, next) => (ctx.path.slice(0, prefix.length).toLowerCase() === prefix ? routes(ctx, next) : next());
+};
+
 /** The HTTPS application. Read top to bottom: what every request goes through, then the routes. */
 export const createHttpApp = (options: HttpAppOptions): Koa => {
   const app = new Koa();
   const api = mount(ImageTransformationApi, apiHandlers(options), { ...options, prefix: "/api" });
+  // Serialized once: it is the largest body the service sends.
+  const document = JSON.stringify(options.openApiDocument);
   api.get("/openapi.json", (ctx) => {
     ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = options.openApiDocument;
+    ctx.type = "json";
+    ctx.body = document;
   });
 
   app.use(unreadUpload());
@@ -48,8 +61,8 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   if (trustsAnyProxy(options.trustProxy)) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
   app.use(securityHeaders());
   app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendSuccess(ctx, HealthResponse, { status: "ok" }) : next()));
-  app.use(consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
-  app.use(api.routes());
+  app.use(under("/console", consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey })));
+  app.use(under("/api", api));
   app.use(async (ctx) => {
     // Any API path: a known path with another method is 405, not 404.
     const matched = api.match(ctx.path, ctx.method);
