@@ -130,7 +130,9 @@ export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>
   const byName = handlers as unknown as Readonly<Record<string, AnyHandler>>;
   for (const group of Object.values(api.groups as unknown as Record<string, HttpApiGroup.Top>)) {
     for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>) {
-      router.register(endpoint.path, [endpoint.method], routeOf(endpoint, byName[endpoint.identifier]!, options), { name: endpoint.identifier });
+      const handler = byName[endpoint.identifier];
+      if (handler === undefined) throw new Error(`no handler for ${endpoint.identifier}`);
+      router.register(endpoint.path, [endpoint.method], routeOf(endpoint, handler, options), { name: endpoint.identifier });
     }
   }
   return router;
