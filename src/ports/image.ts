@@ -1,3 +1,5 @@
+import type { AppliedFocus, Box, Face } from "../domain/crop-window.ts";
+
 /** Image values that cross the ports. */
 export type ImageFormat = "jpeg" | "png" | "webp" | "avif" | "gif" | "tiff";
 
@@ -10,7 +12,18 @@ export interface ValidatedImage {
   readonly height: number;
 }
 
+/**
+ * How a template that crops to fill placed its window, in the uploaded image's pixels (after EXIF
+ * orientation): the window, what placed it, and the faces found (none unless the focus looks for them).
+ */
+export interface Framing {
+  readonly crop: Box & { readonly by: AppliedFocus };
+  readonly faces: ReadonlyArray<Face>;
+}
+
 export interface RenderedImage {
+  /** Templates that crop to fill only. */
+  readonly framing?: Framing;
   readonly bytes: Uint8Array;
   readonly format: "jpeg" | "png" | "webp" | "avif";
   readonly contentType: string;

@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { FOCUS_NAMES } from "../../domain/crop-window.ts";
 import {
   DEFAULT_TRYON_SETTINGS,
   TRYON_SETTING_DESCRIPTIONS,
@@ -70,8 +71,26 @@ export const OcrBodyDecoder = Schema.Struct({
   outputFormat: Schema.optionalKey(Schema.String),
 });
 
+const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
+
+export const Focus = Schema.Union([
+  Schema.Literals(FOCUS_NAMES),
+  Schema.Struct({
+    x: Fraction.annotate({ description: "0 = left edge, 1 = right edge" }),
+    y: Fraction.annotate({ description: "0 = top edge, 1 = bottom edge" }),
+  }).annotate({ description: "a focal point, as fractions of the image's width and height (after EXIF orientation)" }),
+]).annotate({
+  default: "auto",
+  description:
+    "where a template that crops to fill takes its window (other templates ignore it). auto: every face when they fit, else the largest " +
+    "(with the others that fit beside it), with headroom; no face: the most salient region. face: faces, else the centre. " +
+    "attention: the most salient region (no face detection). centre: the centre. A focal point: the window holds it, centred on it as far as the image allows",
+  examples: ["auto", { x: 0.62, y: 0.3 }],
+});
+
 export const GenerateBody = Schema.Struct({
   image: ImageData,
   template: NonEmptyString.annotate({ description: "a template name of GET /templates, e.g. instagram-square" }),
   templateType: NonEmptyString.annotate({ description: "its type, e.g. social" }),
+  focus: Schema.optionalKey(Focus),
 });

@@ -37,6 +37,13 @@ export const ErrorBody = <const Codes extends ReadonlyArray<string>>(codes: Code
     }),
   });
 
+const PixelBox = {
+  left: Schema.Int,
+  top: Schema.Int,
+  width: Count,
+  height: Count,
+};
+
 export const GenerateImageData = Schema.Struct({
   ...StoredResult,
   template: Text,
@@ -46,6 +53,20 @@ export const GenerateImageData = Schema.Struct({
   height: Count,
   bytes: Count,
   processingTime: Milliseconds,
+  crop: Schema.NullOr(
+    Schema.Struct({
+      ...PixelBox,
+      by: Schema.Literals(["face", "attention", "centre", "point"]).annotate({ description: "what placed the window" }),
+    }),
+  ).annotate({
+    description: "the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop",
+  }),
+  faces: Schema.Array(
+    Schema.Struct({
+      box: Schema.Struct(PixelBox).annotate({ description: "brows to chin, in the uploaded image's pixels after EXIF orientation" }),
+      score: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })),
+    }),
+  ).annotate({ description: "the faces found; empty when none were, or when the focus or the template did not look for them" }),
 });
 
 export const VirtualTryOnData = Schema.Struct({

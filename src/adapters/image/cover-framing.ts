@@ -1,0 +1,102 @@
+import { Effect } from "effect";
+import sharp, { type OutputInfo, type Sharp } from "sharp";
+import { type Box, type Face, type Focus, needsFaces, placeCropWindow } from "../../domain/crop-window.ts";
+import type { TemplateStep } from "../../domain/template-catalog.ts";
+import type { DependencyUnavailable } from "../../ports/errors.ts";
+import type { FaceDetectorShape } from "../../ports/face-detector.ts";
+import type { Framing, ValidatedImage } from "../../ports/image.ts";
+import { coverPreCrop, open, type Raster } from "./sharp-template-steps.ts";
+
+type CoverStep = Extract<TemplateStep, { op: "resize" }>;
+
+/** How a raster's pixels map back to the upload's: divide by `scale`, then add the offset. */
+export interface UploadMapping {
+  readonly scale: number;
+  readonly left: number;
+  readonly top: number;
+}
+
+/** Runs a libvips pipeline to raw pixels, with its info (a crop strategy reports its offsets there). */
+export type RunPipeline<E> = (image: Sharp) => Effect.Effect<{ readonly raster: Raster; readonly info: OutputInfo }, E>;
+
+export const isCover = (step: TemplateStep | undefined): step is CoverStep => step?.op === "resize" && step.fit === "cover";
+
+/** The focus a cover step uses when the request names none: the template's own position, else auto. */
+export const templateFocus = (step: CoverStep): Focus => step.position ?? "auto";
+
+/**
+ * Decodes the upload for a cover crop: scaled (never cropped) just enough to cover the box, and
+ * at least to the detector's working size when faces are looked for, so that one decode serves
+ * both. Shapes far from the box's keep the centre pre-crop (coverPreCrop) that bounds memory.
+ */
+export const decodeForCover = <E>(
+  decoding: Sharp,
+  image: ValidatedImage,
+  step: CoverStep,
+  detectionSide: number,
+  run: RunPipeline<E>,
+): Effect.Effect<{ readonly raster: Raster; readonly mapping: UploadMapping }, E> => {
+  const region = coverPreCrop(step, image);
+  const base = region ?? { left: 0, top: 0, width: image.width, height: image.height };
+  const scale = Math.max(step.width / base.width, step.height / base.height, Math.min(1, detectionSide / Math.min(base.width, base.height)));
+  const cropped = region ? decoding.extract(region) : decoding;
+  const scaled =
+    scale === 1 ? cropped : cropped.resize(Math.max(1, Math.round(base.width * scale)), Math.max(1, Math.round(base.height * scale)), { fit: "fill" });
+  return Effect.map(run(scaled), ({ raster }) => ({ raster, mapping: { scale: raster.width / base.width, left: base.left, top: base.top } }));
+};
+
+const toUpload = (box: Box, { scale, left, top }: UploadMapping): Box => ({
+  left: Math.round(box.left / scale + left),
+  top: Math.round(box.top / scale + top),
+  width: Math.round(box.width / scale),
+  height: Math.round(box.height / scale),
+});
+
+const faceToUpload = (face: Face, mapping: UploadMapping): Face => ({
+  box: toUpload(face.box, mapping),
+  score: Math.round(face.score * 1000) / 1000,
+  ...(face.eyes
+    ? {
+        eyes: [
+          { x: Math.round(face.eyes[0].x / mapping.scale + mapping.left), y: Math.round(face.eyes[0].y / mapping.scale + mapping.top) },
+          { x: Math.round(face.eyes[1].x / mapping.scale + mapping.left), y: Math.round(face.eyes[1].y / mapping.scale + mapping.top) },
+        ] as const,
+      }
+    : {}),
+});
+
+/**
+ * Crops a raster to fill the step's box where the focus puts the window (crop-window.ts), faces
+ * first when it looks for them; libvips' attention strategy places it when the rule leaves it
+ * to saliency. Returns the filled raster and the framing in the upload's pixels.
+ */
+export const frameCover = <E>(
+  raster: Raster,
+  mapping: UploadMapping,
+  step: CoverStep,
+  focus: Focus,
+  detector: FaceDetectorShape | undefined,
+  run: RunPipeline<E>,
+): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
+  Effect.gen(function* () {
+    const faces = detector && needsFaces(focus) ? yield* detector.detect(raster) : [];
+    const placement = placeCropWindow(raster, step, focus, faces);
+    const fill = { width: step.width, height: step.height, withoutEnlargement: step.enlarge === false };
+    const framing = (window: Box, by: Framing["crop"]["by"]): Framing => ({
+      crop: { ...toUpload(window, mapping), by },
+      faces: faces.map((face) => faceToUpload(face, mapping)),
+    });
+    if (placement.by === "attention") {
+      const { raster: filled, info } = yield* run(open(raster).resize({ ...fill, fit: "cover", position: sharp.strategy.attention }));
+      // The offsets are those of the crop in the copy scaled to cover the box, negated.
+      const k = Math.max(step.width / raster.width, step.height / raster.height);
+      const window = { left: -(info.cropOffsetLeft ?? 0) / k, top: -(info.cropOffsetTop ?? 0) / k, width: step.width / k, height: step.height / k };
+      return { raster: filled, framing: framing(window, "attention") };
+    }
+    const { raster: filled } = yield* run(
+      open(raster)
+        .extract(placement.window)
+        .resize({ ...fill, fit: "cover" }),
+    );
+    return { raster: filled, framing: framing(placement.window, placement.by) };
+  });
