@@ -52,15 +52,20 @@ export const coverWindowSize = (image: Size, box: Size): Size => {
   return { width: image.width, height: Math.max(1, Math.min(image.height, Math.round(image.width / ratio))) };
 };
 
-/** The head around a face box: hair above, ears beside, chin below, so that a crop keeps the head whole. */
-const HEAD = { above: 0.5, beside: 0.2, below: 0.15 } as const;
-
-const head = ({ box }: Face): Box => ({
-  left: box.left - HEAD.beside * box.width,
-  top: box.top - HEAD.above * box.height,
-  width: box.width * (1 + 2 * HEAD.beside),
-  height: box.height * (1 + HEAD.above + HEAD.below),
-});
+/**
+ * Regions around a face box (brows to chin): the head (hair above, ears beside, chin below), which
+ * a crop keeps when it can, and the face (forehead to chin), which it keeps when the head cannot fit.
+ */
+const around =
+  (above: number, beside: number, below: number) =>
+  ({ box }: Face): Box => ({
+    left: box.left - beside * box.width,
+    top: box.top - above * box.height,
+    width: box.width * (1 + 2 * beside),
+    height: box.height * (1 + above + below),
+  });
+const head = around(0.5, 0.2, 0.15);
+const forehead = around(0.3, 0.05, 0.05);
 
 const union = (boxes: ReadonlyArray<Box>): Box => {
   const left = Math.min(...boxes.map((b) => b.left));
@@ -99,9 +104,16 @@ const keptFaces = (faces: ReadonlyArray<Face>, window: Size, region: (face: Face
 
 const eyeLine = (face: Face): number => (face.eyes ? (face.eyes[0].y + face.eyes[1].y) / 2 : face.box.top + 0.38 * face.box.height);
 
-const faceWindow = (image: Size, window: Size, faces: ReadonlyArray<Face>): Box => {
+/** The faces to keep and the region of each that must be inside the window, most generous first. */
+const chooseGroup = (faces: ReadonlyArray<Face>, window: Size): { readonly group: ReadonlyArray<Face>; readonly region: (face: Face) => Box } => {
+  for (const region of [head, forehead]) if (fits(union(faces.map(region)), window)) return { group: faces, region };
   const byHead = keptFaces(faces, window, head);
-  const [group, region] = fits(union(byHead.map(head)), window) ? [byHead, head] : [keptFaces(faces, window, (f) => f.box), (f: Face) => f.box];
+  if (fits(union(byHead.map(head)), window)) return { group: byHead, region: head };
+  return { group: keptFaces(faces, window, forehead), region: forehead };
+};
+
+const faceWindow = (image: Size, window: Size, faces: ReadonlyArray<Face>): Box => {
+  const { group, region } = chooseGroup(faces, window);
   const need = union(group.map(region));
   const largest = group.reduce((a, b) => (b.box.width * b.box.height > a.box.width * a.box.height ? b : a));
   // Eyes on the upper third in portrait windows; a little above the middle in square and wide ones.

@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import { type Box, type Face, type Focus, needsFaces, placeCropWindow } from "../../domain/crop-window.ts";
+import { type Box, type Face, type Focus, needsFaces, placeCropWindow, type Size } from "../../domain/crop-window.ts";
 import type { TemplateStep } from "../../domain/template-catalog.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import type { FaceDetectorShape } from "../../ports/face-detector.ts";
@@ -23,27 +23,6 @@ export const isCover = (step: TemplateStep | undefined): step is CoverStep => st
 
 /** The focus a cover step uses when the request names none: the template's own position, else auto. */
 export const templateFocus = (step: CoverStep): Focus => step.position ?? "auto";
-
-/**
- * Decodes the upload for a cover crop: scaled (never cropped) just enough to cover the box, and
- * at least to the detector's working size when faces are looked for, so that one decode serves
- * both. Shapes far from the box's keep the centre pre-crop (coverPreCrop) that bounds memory.
- */
-export const decodeForCover = <E>(
-  decoding: Sharp,
-  image: ValidatedImage,
-  step: CoverStep,
-  detectionSide: number,
-  run: RunPipeline<E>,
-): Effect.Effect<{ readonly raster: Raster; readonly mapping: UploadMapping }, E> => {
-  const region = coverPreCrop(step, image);
-  const base = region ?? { left: 0, top: 0, width: image.width, height: image.height };
-  const scale = Math.max(step.width / base.width, step.height / base.height, Math.min(1, detectionSide / Math.min(base.width, base.height)));
-  const cropped = region ? decoding.extract(region) : decoding;
-  const scaled =
-    scale === 1 ? cropped : cropped.resize(Math.max(1, Math.round(base.width * scale)), Math.max(1, Math.round(base.height * scale)), { fit: "fill" });
-  return Effect.map(run(scaled), ({ raster }) => ({ raster, mapping: { scale: raster.width / base.width, left: base.left, top: base.top } }));
-};
 
 const toUpload = (box: Box, { scale, left, top }: UploadMapping): Box => ({
   left: Math.round(box.left / scale + left),
@@ -99,4 +78,43 @@ export const frameCover = <E>(
         .resize({ ...fill, fit: "cover" }),
     );
     return { raster: filled, framing: framing(placement.window, placement.by) };
+  });
+
+const scaledTo = (decoding: Sharp, size: Size, scale: number): Sharp =>
+  scale === 1 ? decoding : decoding.resize(Math.max(1, Math.round(size.width * scale)), Math.max(1, Math.round(size.height * scale)), { fit: "fill" });
+
+/**
+ * A cover crop as the template's first step, straight from the upload. Ordinarily the upload is
+ * decoded scaled (never cropped) just enough to cover the box, and at least to the detector's
+ * working size when faces are looked for, so that one decode serves both; then framed. For shapes
+ * far from the box's (coverPreCrop), a copy scaled to be more than the box is never made: the
+ * window is placed on a small copy (faces or a point; the centre where attention would search a
+ * huge copy), then decoded alone.
+ */
+export const coverFromUpload = <E>(
+  decoder: () => Sharp,
+  image: ValidatedImage,
+  step: CoverStep,
+  focus: Focus,
+  detector: FaceDetectorShape | undefined,
+  run: RunPipeline<E>,
+): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
+  Effect.gen(function* () {
+    const detectionSide = detector?.workingSide ?? 0;
+    const shortest = Math.min(image.width, image.height);
+    if (coverPreCrop(step, image) === undefined) {
+      const scale = Math.max(step.width / image.width, step.height / image.height, Math.min(1, detectionSide / shortest));
+      const { raster } = yield* run(scaledTo(decoder(), image, scale));
+      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, detector, run);
+    }
+    const looking = detector !== undefined && needsFaces(focus);
+    const small = looking ? (yield* run(scaledTo(decoder(), image, Math.min(1, detectionSide / shortest)))).raster : undefined;
+    const found = small && detector ? yield* detector.detect(small) : [];
+    const mapping = { scale: small ? small.width / image.width : 1, left: 0, top: 0 };
+    const faces = found.map((face) => faceToUpload(face, mapping));
+    const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, faces);
+    const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
+    if (window.by === "attention") return yield* Effect.die(new Error("a centre placement is never left to attention"));
+    const { raster } = yield* run(decoder().extract(window.window).resize({ width: step.width, height: step.height, fit: "cover" }));
+    return { raster, framing: { crop: { ...window.window, by: window.by }, faces } };
   });

@@ -7,7 +7,7 @@ import type { RenderedImage, ValidatedImage } from "../../ports/image.ts";
 import type { Framing } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
-import { decodeForCover, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { coverFromUpload, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
 import { open, type Raster, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
 
@@ -21,8 +21,6 @@ export interface SharpImageEngineOptions {
   readonly pipelineTimeoutSeconds?: number;
   /** Finds faces for crops to fill; without one, a crop's `auto` focus is attention. */
   readonly faces?: FaceDetectorShape;
-  /** The shorter side the detector reads at: a crop's decode is kept at least this large. */
-  readonly faceDetectionSide?: number;
 }
 
 type MaskError = Effect.Error<ReturnType<PersonSegmenterShape["segment"]>>;
@@ -125,28 +123,35 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
 
         const pipeline: RunPipeline<EngineTimeout> = (pipe) => execute(toRasterWithInfo(pipe), defect("a crop to fill failed"));
         let framing: Framing | undefined;
-        /** The first crop to fill, while the raster still lines up with the upload, places its window by focus. */
-        const frame = (
-          step: Extract<TemplateStep, { op: "resize" }>,
-          decoded: { readonly raster: Raster; readonly mapping: Parameters<typeof frameCover>[1] },
-        ) =>
-          Effect.map(frameCover(decoded.raster, decoded.mapping, step, renderOptions.focus ?? templateFocus(step), options.faces, pipeline), (framed) => {
-            framing = framed.framing;
-            track(step);
-            return framed.raster;
-          });
+        const focusFor = (step: Extract<TemplateStep, { op: "resize" }>) => renderOptions.focus ?? templateFocus(step);
+        const framed = (step: TemplateStep, result: { readonly raster: Raster; readonly framing: Framing }) => {
+          framing = result.framing;
+          track(step);
+          return result.raster;
+        };
 
         const first = template.steps[0];
-        const detectionSide = options.faces ? (options.faceDetectionSide ?? 0) : 0;
-        const decoded = isCover(first)
-          ? yield* decodeForCover(decoder(image), image, first, detectionSide, (pipe) => execute(toRasterWithInfo(pipe), undecodable(image)))
+        const fromUpload = isCover(first)
+          ? framed(
+              first,
+              yield* coverFromUpload(
+                () => decoder(image),
+                image,
+                first,
+                focusFor(first),
+                options.faces,
+                (pipe) => execute(toRasterWithInfo(pipe), undecodable(image)),
+              ),
+            )
           : undefined;
-        const plain = decoded ? undefined : yield* decode(image, first);
+        const plain = fromUpload ? undefined : yield* decode(image, first);
         template.steps.slice(0, plain?.consumed ?? 0).forEach(track);
-        let raster = decoded && isCover(first) ? yield* frame(first, decoded) : (plain?.raster as Raster);
-        for (const step of template.steps.slice(decoded ? 1 : (plain?.consumed ?? 0))) {
+        let raster = fromUpload ?? (plain?.raster as Raster);
+        for (const step of template.steps.slice(fromUpload ? 1 : (plain?.consumed ?? 0))) {
+          // The first crop to fill, while the raster still lines up with the upload, places its window by focus.
           if (isCover(step) && framing === undefined && maskAligned) {
-            raster = yield* frame(step, { raster, mapping: { scale: raster.width / image.width, left: 0, top: 0 } });
+            const mapping = { scale: raster.width / image.width, left: 0, top: 0 };
+            raster = framed(step, yield* frameCover(raster, mapping, step, focusFor(step), options.faces, pipeline));
             continue;
           }
           const handler = handlers[step.op] as StepHandler<TemplateStep, MaskError>;
@@ -179,6 +184,6 @@ export const sharpImageEngineLayer = (options: SharpImageEngineOptions = {}) =>
   Layer.effect(ImageEngine)(
     Effect.gen(function* () {
       const faces = yield* FaceDetector;
-      return makeSharpImageEngine(yield* PersonSegmenter, { faceDetectionSide: faces.workingSide, ...options, faces });
+      return makeSharpImageEngine(yield* PersonSegmenter, { ...options, faces });
     }),
   );
