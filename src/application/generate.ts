@@ -2,7 +2,7 @@ import { Effect } from "effect";
 import type { AppliedFocus, Box, Focus } from "../domain/crop-window.ts";
 import { echo } from "../domain/echo.ts";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
-import type { RenderedImage } from "../ports/image.ts";
+import type { Placeholder, RenderedImage } from "../ports/image.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
 import type { Principal } from "./authenticate.ts";
@@ -31,6 +31,7 @@ export interface GeneratedResult {
   /** The window a crop to fill took (upload pixels), or null when the template does not crop. */
   readonly crop: (Box & { readonly by: AppliedFocus }) | null;
   readonly faces: ReadonlyArray<{ readonly box: Box; readonly score: number }>;
+  readonly placeholder: Placeholder;
 }
 
 /** How the audit trail records the focus asked for. */
@@ -68,6 +69,7 @@ export const generate = (principal: Principal, input: GenerateInput) =>
         height: rendered.height,
         bytes: rendered.bytes.byteLength,
         crop: rendered.framing?.crop ?? null,
+        placeholder: rendered.placeholder,
         faces: (rendered.framing?.faces ?? []).map(({ box, score }) => ({ box, score })),
       };
       return { value, output: { ...output, inputFormat: image.format } };

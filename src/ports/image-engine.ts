@@ -2,7 +2,7 @@ import { Context, type Effect } from "effect";
 import type { Focus } from "../domain/crop-window.ts";
 import type { Template } from "../domain/template-catalog.ts";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage } from "./errors.ts";
-import type { RenderedImage, ValidatedImage } from "./image.ts";
+import type { RenderedTemplate, ValidatedImage } from "./image.ts";
 
 export interface RenderOptions {
   /** Where a crop to fill takes its window; default: the template's own (crop-window.ts). */
@@ -18,7 +18,7 @@ export interface ImageEngineShape {
     image: ValidatedImage,
     template: Template,
     options?: RenderOptions,
-  ) => Effect.Effect<RenderedImage, InvalidImage | EngineBusy | EngineTimeout | DependencyUnavailable>;
+  ) => Effect.Effect<RenderedTemplate, InvalidImage | EngineBusy | EngineTimeout | DependencyUnavailable>;
 }
 
 export class ImageEngine extends Context.Service<ImageEngine, ImageEngineShape>()("ImageEngine") {}

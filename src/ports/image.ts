@@ -4,6 +4,12 @@ import type { AppliedFocus, Box, Face } from "../domain/crop-window.ts";
 export type ImageFormat = "jpeg" | "png" | "webp" | "avif" | "gif" | "tiff";
 
 /** Bytes that an inspector has accepted: a known raster format, within the pixel limit. */
+/** A rendered template: the image, its placeholder, and for crops to fill, how it was framed. */
+export interface RenderedTemplate extends RenderedImage {
+  readonly placeholder: Placeholder;
+  readonly framing?: Framing;
+}
+
 export interface ValidatedImage {
   readonly bytes: Uint8Array;
   readonly format: ImageFormat;
@@ -21,9 +27,14 @@ export interface Framing {
   readonly faces: ReadonlyArray<Face>;
 }
 
+/** Strings a page turns into a blurred preview while the image loads. */
+export interface Placeholder {
+  readonly blurhash: string;
+  /** base64 */
+  readonly thumbhash: string;
+}
+
 export interface RenderedImage {
-  /** Templates that crop to fill only. */
-  readonly framing?: Framing;
   readonly bytes: Uint8Array;
   readonly format: "jpeg" | "png" | "webp" | "avif";
   readonly contentType: string;

@@ -9,7 +9,7 @@ import { getProfile } from "../../application/profile.ts";
 import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
 import type { Transformed } from "../../application/run-transformation.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
-import { TEMPLATES } from "../../domain/template-catalog.ts";
+import { TEMPLATES, templateCrop } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
 import type { ResultUrlSigner } from "../results/signed-result-url.ts";
@@ -97,7 +97,14 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
 
   router.get("/templates", keyed, (ctx) =>
     respondWith(ctx, run, Effect.succeed(TEMPLATES), TemplatesResponse, (templates) => ({
-      templates: templates.map(({ template, templateType, description, output, plans }) => ({ template, templateType, description, output, plans })),
+      templates: templates.map((t) => ({
+        template: t.template,
+        templateType: t.templateType,
+        description: t.description,
+        output: t.output,
+        plans: t.plans,
+        crop: templateCrop(t),
+      })),
     })),
   );
 

@@ -67,6 +67,10 @@ export const GenerateImageData = Schema.Struct({
       score: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })),
     }),
   ).annotate({ description: "the faces found; empty when none were, or when the focus or the template did not look for them" }),
+  placeholder: Schema.Struct({
+    blurhash: Text.annotate({ description: "BlurHash of the result, 4×3 components (transparency shown on white)" }),
+    thumbhash: Text.annotate({ description: "ThumbHash of the result, base64; keeps transparency and the aspect ratio" }),
+  }).annotate({ description: "what a page can show while the result loads" }),
 });
 
 export const VirtualTryOnData = Schema.Struct({
@@ -140,6 +144,11 @@ export const TemplatesData = Schema.Struct({
         quality: Count,
       }),
       plans: Schema.Array(Schema.Literals(PLAN_IDS)),
+      crop: Schema.NullOr(
+        Schema.Struct({
+          focus: Schema.Literals(["auto", "attention", "centre"]).annotate({ description: "the focus its crop takes when the request names none" }),
+        }),
+      ).annotate({ description: "null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate" }),
     }),
   ),
 });

@@ -3,11 +3,12 @@ import sharp, { type Sharp } from "sharp";
 import type { OutputFormat, TemplateOutput, TemplateStep } from "../../domain/template-catalog.ts";
 import { EngineTimeout, InvalidImage } from "../../ports/errors.ts";
 import { FaceDetector, type FaceDetectorShape } from "../../ports/face-detector.ts";
-import type { RenderedImage, ValidatedImage } from "../../ports/image.ts";
+import type { RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
 import type { Framing } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
 import { coverFromUpload, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { placeholderOf } from "./placeholders.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
 import { open, type Raster, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
 
@@ -159,12 +160,14 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           track(step);
         }
 
+        const placeholder = yield* execute(() => placeholderOf(raster), defect("the placeholder failed"));
         const { data, info } = yield* execute(
           () => encoder(open(raster).timeout({ seconds: timeoutSeconds }), template.output).toBuffer({ resolveWithObject: true }),
           defect(`encoding ${template.output.format} failed`),
         );
-        const rendered: RenderedImage = {
+        const rendered: RenderedTemplate = {
           ...(framing ? { framing } : {}),
+          placeholder,
           bytes: data,
           format: template.output.format,
           contentType: CONTENT_TYPE[template.output.format],
