@@ -9,7 +9,7 @@ import { getProfile } from "../../application/profile.ts";
 import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
 import type { Transformed } from "../../application/run-transformation.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
-import { templateCrop,TEMPLATES } from "../../domain/template-catalog.ts";
+import { templateCrop, TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
 import type { ResultUrlSigner } from "../results/signed-result-url.ts";
