@@ -43,6 +43,20 @@ export type AppliedFocus = "face" | "attention" | "centre" | "point";
 
 export type CropPlacement = { readonly by: "face" | "centre" | "point"; readonly window: Box } | { readonly by: "attention" };
 
+/** A face's coordinates times `k`, then moved by (dx, dy): from one copy of an image to another. */
+export const transformFace = (face: Face, k: number, dx = 0, dy = 0): Face => ({
+  box: { left: face.box.left * k + dx, top: face.box.top * k + dy, width: face.box.width * k, height: face.box.height * k },
+  score: face.score,
+  ...(face.eyes
+    ? {
+        eyes: [
+          { x: face.eyes[0].x * k + dx, y: face.eyes[0].y * k + dy },
+          { x: face.eyes[1].x * k + dx, y: face.eyes[1].y * k + dy },
+        ] as const,
+      }
+    : {}),
+});
+
 export const needsFaces = (focus: Focus): boolean => focus === "auto" || focus === "face";
 
 /** The largest window of the box's shape inside the image, in whole pixels. */

@@ -1,4 +1,4 @@
-import type { Face } from "../../domain/crop-window.ts";
+import { type Face, transformFace } from "../../domain/crop-window.ts";
 
 /**
  * BlazeFace's outputs as faces. The model is fully convolutional: on an input of W×H (multiples
@@ -26,20 +26,6 @@ export const BLAZEFACE_GRIDS = [
 export const FINE_SIDE = 512;
 export const COARSE_SIDE = 256;
 
-/** A face found on a copy scaled by `factor`, in the original's pixels. */
-export const scaleFace = (face: Face, factor: number): Face => ({
-  box: { left: face.box.left / factor, top: face.box.top / factor, width: face.box.width / factor, height: face.box.height / factor },
-  score: face.score,
-  ...(face.eyes
-    ? {
-        eyes: [
-          { x: face.eyes[0].x / factor, y: face.eyes[0].y / factor },
-          { x: face.eyes[1].x / factor, y: face.eyes[1].y / factor },
-        ] as const,
-      }
-    : {}),
-});
-
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 
 /** Faces scoring at least `minScore`, in the input's pixels divided by `scale`. */
@@ -62,7 +48,7 @@ export const decodeGrid = (grid: AnchorGrid, inputWidth: number, minScore: numbe
         { x: anchorX + r[6]!, y: anchorY + r[7]! },
       ],
     };
-    faces.push(scaleFace(face, scale));
+    faces.push(transformFace(face, 1 / scale));
   }
   return faces;
 };

@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
-import type { Face } from "../../domain/crop-window.ts";
+import { type Face, transformFace } from "../../domain/crop-window.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { FaceDetector, type FacePixels } from "../../ports/face-detector.ts";
 import { startModelThread } from "../threads/model-thread.ts";
-import { FINE_SIDE, scaleFace } from "./blazeface-decoding.ts";
+import { FINE_SIDE } from "./blazeface-decoding.ts";
 import type { FaceThreadSetup } from "./face-thread.ts";
 
 const threadUrl = new URL("./face-thread.ts", import.meta.url);
@@ -14,13 +14,24 @@ const threadUrl = new URL("./face-thread.ts", import.meta.url);
  * no photo holds up the event loop. The model is verified, converted and warmed while the layer
  * is built: a missing or altered model stops the service at start, and the first request pays
  * nothing extra. The image engine's capacity bounds how many detections wait for the thread.
+ * One onnxruntime thread by default: detection runs while the engine decodes the photo (a JPEG
+ * decodes on one core), and at the event loop's priority, since a request waits for it (a few
+ * tens of milliseconds, where a try-on's seconds are niced).
  */
-export const BlazeFaceDetectorLive = (options: { readonly threads?: number } = {}) =>
+export const BlazeFaceDetectorLive = (options: { readonly threads?: number; readonly niceness?: number } = {}) =>
   Layer.effect(FaceDetector)(
     Effect.gen(function* () {
       const thread = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => startModelThread<FacePixels, ReadonlyArray<Face>>(threadUrl, { threads: options.threads ?? 2 } satisfies FaceThreadSetup, "face"),
+          try: () =>
+            startModelThread<FacePixels, ReadonlyArray<Face>>(
+              threadUrl,
+              {
+                threads: options.threads ?? Number(process.env["FACE_THREADS"] ?? 2),
+                niceness: options.niceness ?? Number(process.env["FACE_NICENESS"] ?? 0),
+              } satisfies FaceThreadSetup,
+              "face",
+            ),
           catch: (cause) => new DependencyUnavailable({ dependency: "face detection model", cause }),
         }),
         (started) => Effect.promise(() => started.terminate()),
@@ -42,7 +53,7 @@ export const BlazeFaceDetectorLive = (options: { readonly threads?: number } = {
                 .raw()
                 .toBuffer();
               const faces = await thread.run({ data, width, height, channels: 3 });
-              return faces.map((face) => scaleFace(face, width / image.width));
+              return faces.map((face) => transformFace(face, image.width / width));
             },
             catch: (cause) => new DependencyUnavailable({ dependency: "face detection thread", cause }),
           }),

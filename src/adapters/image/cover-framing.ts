@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import { type Box, type Face, type Focus, needsFaces, placeCropWindow, type Size } from "../../domain/crop-window.ts";
+import { type Box, type Face, type Focus, needsFaces, placeCropWindow, type Size, transformFace } from "../../domain/crop-window.ts";
 import type { TemplateStep } from "../../domain/template-catalog.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import type { FaceDetectorShape } from "../../ports/face-detector.ts";
@@ -31,40 +31,43 @@ const toUpload = (box: Box, { scale, left, top }: UploadMapping): Box => ({
   height: Math.round(box.height / scale),
 });
 
-const faceToUpload = (face: Face, mapping: UploadMapping): Face => ({
-  box: toUpload(face.box, mapping),
-  score: Math.round(face.score * 1000) / 1000,
-  ...(face.eyes
-    ? {
-        eyes: [
-          { x: Math.round(face.eyes[0].x / mapping.scale + mapping.left), y: Math.round(face.eyes[0].y / mapping.scale + mapping.top) },
-          { x: Math.round(face.eyes[1].x / mapping.scale + mapping.left), y: Math.round(face.eyes[1].y / mapping.scale + mapping.top) },
-        ] as const,
-      }
-    : {}),
-});
+const faceToUpload = (face: Face, mapping: UploadMapping): Face => {
+  const moved = transformFace(face, 1 / mapping.scale, mapping.left, mapping.top);
+  return { ...moved, box: toUpload(face.box, mapping), score: Math.round(face.score * 1000) / 1000 };
+};
+
+/** A face in the upload's pixels, in the raster's. */
+const fromUpload = (face: Face, { scale, left, top }: UploadMapping): Face => transformFace(face, scale, -left * scale, -top * scale);
+
+const scaledTo = (decoding: Sharp, size: Size, scale: number): Sharp =>
+  scale === 1 ? decoding : decoding.resize(Math.max(1, Math.round(size.width * scale)), Math.max(1, Math.round(size.height * scale)), { fit: "fill" });
+
+/** Faces in a raster, in the upload's pixels; none unless the focus looks for them. */
+export const facesIn = (raster: Raster, mapping: UploadMapping, focus: Focus, detector: FaceDetectorShape | undefined) =>
+  detector && needsFaces(focus) ? Effect.map(detector.detect(raster), (found) => found.map((face) => faceToUpload(face, mapping))) : Effect.succeed([]);
 
 /**
  * Crops a raster to fill the step's box where the focus puts the window (crop-window.ts), faces
- * first when it looks for them; libvips' attention strategy places it when the rule leaves it
- * to saliency. Returns the filled raster and the framing in the upload's pixels.
+ * (in the upload's pixels) first when it looks for them; libvips' attention strategy places it
+ * when the rule leaves it to saliency. Returns the filled raster and the framing in the upload's pixels.
  */
 export const frameCover = <E>(
   raster: Raster,
   mapping: UploadMapping,
   step: CoverStep,
   focus: Focus,
-  detector: FaceDetectorShape | undefined,
+  faces: ReadonlyArray<Face>,
   run: RunPipeline<E>,
-): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
+): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E> =>
   Effect.gen(function* () {
-    const faces = detector && needsFaces(focus) ? yield* detector.detect(raster) : [];
-    const placement = placeCropWindow(raster, step, focus, faces);
+    const placement = placeCropWindow(
+      raster,
+      step,
+      focus,
+      faces.map((face) => fromUpload(face, mapping)),
+    );
     const fill = { width: step.width, height: step.height, withoutEnlargement: step.enlarge === false };
-    const framing = (window: Box, by: Framing["crop"]["by"]): Framing => ({
-      crop: { ...toUpload(window, mapping), by },
-      faces: faces.map((face) => faceToUpload(face, mapping)),
-    });
+    const framing = (window: Box, by: Framing["crop"]["by"]): Framing => ({ crop: { ...toUpload(window, mapping), by }, faces });
     if (placement.by === "attention") {
       const { raster: filled, info } = yield* run(open(raster).resize({ ...fill, fit: "cover", position: sharp.strategy.attention }));
       // The offsets are those of the crop in the copy scaled to cover the box, negated.
@@ -80,15 +83,12 @@ export const frameCover = <E>(
     return { raster: filled, framing: framing(placement.window, placement.by) };
   });
 
-const scaledTo = (decoding: Sharp, size: Size, scale: number): Sharp =>
-  scale === 1 ? decoding : decoding.resize(Math.max(1, Math.round(size.width * scale)), Math.max(1, Math.round(size.height * scale)), { fit: "fill" });
-
 /**
- * A cover crop as the template's first step, straight from the upload. Ordinarily the upload is
- * decoded scaled (never cropped) just enough to cover the box, and at least to the detector's
- * working size when faces are looked for, so that one decode serves both; then framed. For shapes
- * far from the box's (coverPreCrop), a copy scaled to be more than the box is never made: the
- * window is placed on a small copy (faces or a point; the centre where attention would search a
+ * A cover crop as the template's first step, straight from the upload. Faces are looked for on a
+ * copy of their own, shrunk while decoding to the detector's working size, found while the copy
+ * that covers the box is decoded: a JPEG decodes on one core, the detector runs on the other.
+ * For shapes far from the box's (coverPreCrop), a copy scaled to be more than the box is never
+ * made: the window is placed first (faces or a point; the centre where attention would search a
  * huge copy), then decoded alone.
  */
 export const coverFromUpload = <E>(
@@ -100,21 +100,22 @@ export const coverFromUpload = <E>(
   run: RunPipeline<E>,
 ): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
   Effect.gen(function* () {
-    const detectionSide = detector?.workingSide ?? 0;
-    const shortest = Math.min(image.width, image.height);
-    if (coverPreCrop(step, image) === undefined) {
-      const scale = Math.max(step.width / image.width, step.height / image.height, Math.min(1, detectionSide / shortest));
-      const { raster } = yield* run(scaledTo(decoder(), image, scale));
-      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, detector, run);
-    }
     const looking = detector !== undefined && needsFaces(focus);
-    const small = looking ? (yield* run(scaledTo(decoder(), image, Math.min(1, detectionSide / shortest)))).raster : undefined;
-    const found = small && detector ? yield* detector.detect(small) : [];
-    const mapping = { scale: small ? small.width / image.width : 1, left: 0, top: 0 };
-    const faces = found.map((face) => faceToUpload(face, mapping));
-    const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, faces);
+    const detectionScale = Math.min(1, (detector?.workingSide ?? 0) / Math.min(image.width, image.height));
+    const faces = looking
+      ? Effect.flatMap(run(scaledTo(decoder(), image, detectionScale)), ({ raster }) =>
+          facesIn(raster, { scale: raster.width / image.width, left: 0, top: 0 }, focus, detector),
+        )
+      : Effect.succeed([]);
+    if (coverPreCrop(step, image) === undefined) {
+      const cover = run(scaledTo(decoder(), image, Math.max(step.width / image.width, step.height / image.height)));
+      const [found, { raster }] = yield* Effect.all([faces, cover], { concurrency: "unbounded" });
+      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, found, run);
+    }
+    const found = yield* faces;
+    const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, found);
     const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
     if (window.by === "attention") return yield* Effect.die(new Error("a centre placement is never left to attention"));
     const { raster } = yield* run(decoder().extract(window.window).resize({ width: step.width, height: step.height, fit: "cover" }));
-    return { raster, framing: { crop: { ...window.window, by: window.by }, faces } };
+    return { raster, framing: { crop: { ...window.window, by: window.by }, faces: found } };
   });

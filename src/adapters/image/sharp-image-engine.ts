@@ -7,7 +7,7 @@ import type { RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
 import type { Framing } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
-import { coverFromUpload, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
 import { placeholderOf } from "./placeholders.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
 import { open, type Raster, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
@@ -152,7 +152,8 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           // The first crop to fill, while the raster still lines up with the upload, places its window by focus.
           if (isCover(step) && framing === undefined && maskAligned) {
             const mapping = { scale: raster.width / image.width, left: 0, top: 0 };
-            raster = framed(step, yield* frameCover(raster, mapping, step, focusFor(step), options.faces, pipeline));
+            const faces = yield* facesIn(raster, mapping, focusFor(step), options.faces);
+            raster = framed(step, yield* frameCover(raster, mapping, step, focusFor(step), faces, pipeline));
             continue;
           }
           const handler = handlers[step.op] as StepHandler<TemplateStep, MaskError>;

@@ -19,28 +19,34 @@ export type ModelThreadMessage<Outcome> =
   | { readonly kind: "failed"; readonly id: number; readonly message: string };
 
 /**
- * This thread yields the CPU to the event loop: on Linux, niceness is per thread and inherited by
- * the threads it starts (onnxruntime's pool is made here), so a busy model cannot delay the
+ * A thread may yield the CPU to the event loop: on Linux, niceness is per thread and inherited by
+ * the threads it starts (onnxruntime's pool is made here), so a long model run cannot delay the
  * answers to other requests, /healthz included. Relative to the process's own niceness: a
  * service started under `nice` would otherwise run this thread at its event loop's priority.
  * Elsewhere the priority stays as it is.
  */
-const MODEL_NICENESS = 10;
 const LOWEST_PRIORITY = 19;
-const lowerOwnPriority = () => {
+const lowerOwnPriority = (niceness: number) => {
+  if (niceness === 0) return;
   try {
     const thread = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    setPriority(thread, Math.min(LOWEST_PRIORITY, getPriority(thread) + MODEL_NICENESS));
+    setPriority(thread, Math.min(LOWEST_PRIORITY, getPriority(thread) + niceness));
   } catch {
     // No /proc/thread-self (not Linux), or not allowed: the thread runs at the process's priority.
   }
 };
 
-/** Serves jobs with what `load` returns (loaded and warmed), when this module runs as a worker. */
-export const serveModelThread = async <Setup, Job, Outcome>(load: (setup: Setup) => Promise<(job: Job) => Promise<Outcome>>): Promise<void> => {
+/**
+ * Serves jobs with what `load` returns (loaded and warmed), when this module runs as a worker,
+ * `niceness` below the process's priority.
+ */
+export const serveModelThread = async <Setup, Job, Outcome>(
+  niceness: number,
+  load: (setup: Setup) => Promise<(job: Job) => Promise<Outcome>>,
+): Promise<void> => {
   const port = parentPort;
   if (port === null) return;
-  lowerOwnPriority();
+  lowerOwnPriority(niceness);
   const handle = await load(workerData as Setup);
   port.on("message", ({ id, job }: ModelThreadRequest<Job>) => {
     handle(job).then(

@@ -16,7 +16,10 @@ export interface TryOnJob {
   readonly settings: TryOnSettings;
 }
 
-await serveModelThread(async (setup: TryOnThreadSetup) => {
+/** A try-on runs for seconds on every core: it yields to the event loop (model-thread-server.ts). */
+const TRYON_NICENESS = 10;
+
+await serveModelThread(TRYON_NICENESS, async (setup: TryOnThreadSetup) => {
   const pipeline = await loadTryOnPipeline(setup.threads);
   await pipeline.warmUp();
   return (job: TryOnJob): Promise<TryOnOutcome> => pipeline.run(job.person, job.clothing, job.settings);
