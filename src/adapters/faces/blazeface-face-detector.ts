@@ -27,8 +27,8 @@ export const BlazeFaceDetectorLive = (options: { readonly threads?: number; read
             startModelThread<FacePixels, ReadonlyArray<Face>>(
               threadUrl,
               {
-                threads: options.threads ?? Number(process.env["FACE_THREADS"] ?? 2),
-                niceness: options.niceness ?? Number(process.env["FACE_NICENESS"] ?? 0),
+                threads: options.threads ?? 1,
+                niceness: options.niceness ?? 0,
               } satisfies FaceThreadSetup,
               "face",
             ),
