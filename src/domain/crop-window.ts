@@ -1,3 +1,5 @@
+import type { Template } from "./template-catalog.ts";
+
 /**
  * Where a crop-to-fill takes its window: pure geometry over the image's size, the box's shape and
  * the faces found in it. The window is always the largest of the box's shape inside the image
@@ -153,4 +155,13 @@ export const placeCropWindow = (image: Size, box: Size, focus: Focus, faces: Rea
   if (needsFaces(focus) && faces.length > 0) return { by: "face", window: faceWindow(image, window, faces) };
   if (focus === "auto" || focus === "attention") return { by: "attention" };
   return { by: "centre", window: centred(image, window, middle) };
+};
+
+/**
+ * Whether a template crops to fill, and the focus its crop takes when the request names none
+ * (crop-window.ts): null for templates that keep the whole image.
+ */
+export const templateCrop = (template: Template): { readonly focus: "auto" | "attention" | "centre" } | null => {
+  const cover = template.steps.find((step) => step.op === "resize" && step.fit === "cover");
+  return cover?.op === "resize" ? { focus: cover.position ?? "auto" } : null;
 };

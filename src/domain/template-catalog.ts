@@ -22,10 +22,7 @@ export type TemplateStep =
       readonly width: number;
       readonly height: number;
       readonly fit: Fit;
-      /**
-       * Where a cover crop is taken when the request names no focus; default "auto" (faces, else
-       * the most salient region: crop-window.ts).
-       */
+      /** Where a cover crop is taken when the request names no focus; default "auto" (crop-window.ts). */
       readonly position?: "attention" | "centre";
       /** Padding colour for "contain"; default transparent. */
       readonly background?: Colour;
@@ -73,15 +70,6 @@ export type Row3 = readonly [number, number, number];
  * scaling ("inside" resizes) but no step that crops, pads or adds margins.
  */
 export const PERSON_MASK_OPS: ReadonlyArray<TemplateStep["op"]> = ["cutout", "blurBackground"];
-
-/**
- * Whether a template crops to fill, and the focus its crop takes when the request names none
- * (crop-window.ts): null for templates that keep the whole image.
- */
-export const templateCrop = (template: Template): { readonly focus: "auto" | "attention" | "centre" } | null => {
-  const cover = template.steps.find((step) => step.op === "resize" && step.fit === "cover");
-  return cover?.op === "resize" ? { focus: cover.position ?? "auto" } : null;
-};
 
 export const needsPersonMask = (template: Template): boolean => template.steps.some((step) => PERSON_MASK_OPS.includes(step.op));
 

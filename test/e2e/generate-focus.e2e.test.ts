@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { thumbHashToRGBA } from "thumbhash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { templateCrop, TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { templateCrop } from "../../src/domain/crop-window.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog.ts";
 import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** Issue 26 through real HTTPS: focus validated, crops placed by faces or a point, and what the response says. */
