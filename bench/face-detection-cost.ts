@@ -34,7 +34,9 @@ export const measureFaceDetectionCost = async (rounds = Number(process.env["ROUN
   const lookup = findTemplate(TEMPLATE.templateType, TEMPLATE.template);
   if (!lookup.found) throw new Error("benchmark template missing from the catalog");
   const template = lookup.template;
-  const runtime = ManagedRuntime.make(BlazeFaceDetectorLive());
+  // FACE_NICENESS: the face thread's niceness below the event loop (default: the service's).
+  const niceness = process.env["FACE_NICENESS"];
+  const runtime = ManagedRuntime.make(BlazeFaceDetectorLive(niceness === undefined ? {} : { niceness: Number(niceness) }));
   try {
     const faces = await runtime.runPromise(
       Effect.gen(function* () {
