@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
+import { BlazeFaceDetectorLive } from "../src/adapters/faces/blazeface-face-detector.ts";
 import { boundedImageEngineLayer } from "../src/adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "../src/adapters/image/sharp-image-engine.ts";
 import { sharpImageInspectorLayer } from "../src/adapters/image/sharp-image-inspector.ts";
@@ -73,7 +74,10 @@ export const measureEngineBaseline = async (options: EngineBaselineOptions = {})
 
   const layer = Layer.mergeAll(
     sharpImageInspectorLayer(),
-    boundedImageEngineLayer({ maxQueue: concurrency }).pipe(Layer.provide(sharpImageEngineLayer()), Layer.provide(noSegmenter)),
+    boundedImageEngineLayer({ maxQueue: concurrency }).pipe(
+      Layer.provide(sharpImageEngineLayer()),
+      Layer.provide(Layer.merge(noSegmenter, BlazeFaceDetectorLive())),
+    ),
   );
 
   const program = Effect.gen(function* () {

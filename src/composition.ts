@@ -7,6 +7,7 @@ import { inMemoryEventStoreLayer } from "./adapters/event-store/in-memory-event-
 import { kurrentDbEventStoreLayer } from "./adapters/event-store/kurrentdb-event-store.ts";
 import { postgresEventStoreLayer } from "./adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
+import { BlazeFaceDetectorLive } from "./adapters/faces/blazeface-face-detector.ts";
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
@@ -199,7 +200,10 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     concurrency: config.engineConcurrency,
     ...(config.engineQueueLength === undefined ? {} : { maxQueue: config.engineQueueLength }),
     deadlineMs: config.engineDeadlineMs,
-  }).pipe(Layer.provide(sharpImageEngineLayer({ maxPixels: config.maxImagePixels })), Layer.provide(SelfiePersonSegmenterLive()));
+  }).pipe(
+    Layer.provide(sharpImageEngineLayer({ maxPixels: config.maxImagePixels })),
+    Layer.provide(Layer.merge(SelfiePersonSegmenterLive(), BlazeFaceDetectorLive())),
+  );
   return Layer.mergeAll(
     keyDirectoryLayer,
     eventFlowLayer(config),

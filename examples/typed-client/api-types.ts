@@ -470,6 +470,14 @@ export interface components {
                         quality: number;
                     };
                     plans: ("free" | "pro" | "enterprise")[];
+                    /** @description null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate */
+                    crop: {
+                        /**
+                         * @description the focus its crop takes when the request names none
+                         * @enum {string}
+                         */
+                        focus: "auto" | "attention" | "centre";
+                    } | null;
                 }[];
             };
         };
@@ -810,13 +818,63 @@ export interface components {
                 bytes: number;
                 /** @description milliseconds */
                 processingTime: number;
+                /** @description the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop */
+                crop: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                    /**
+                     * @description what placed the window
+                     * @enum {string}
+                     */
+                    by: "face" | "attention" | "centre" | "point";
+                } | null;
+                /** @description the faces found; empty when none were, or when the focus or the template did not look for them */
+                faces: {
+                    /** @description brows to chin, in the uploaded image's pixels after EXIF orientation */
+                    box: {
+                        left: number;
+                        top: number;
+                        width: number;
+                        height: number;
+                    };
+                    score: number;
+                }[];
+                /** @description what a page can show while the result loads */
+                placeholder: {
+                    /** @description BlurHash of the result, 4×3 components (transparency shown on white) */
+                    blurhash: string;
+                    /** @description ThumbHash of the result, base64; keeps transparency and the aspect ratio */
+                    thumbhash: string;
+                };
             };
         };
         GenerateImageRequest: {
             image: components["schemas"]["ImageData"];
             template: components["schemas"]["TemplateName"];
             templateType: components["schemas"]["TemplateType"];
+            focus?: components["schemas"]["Focus"];
         };
+        /**
+         * @description where a template that crops to fill takes its window (other templates ignore it). auto: every face when they fit, else the largest (with the others that fit beside it), with headroom; no face: the most salient region. face: faces, else the centre. attention: the most salient region (no face detection). centre: the centre. A focal point: the window holds it, centred on it as far as the image allows
+         * @default auto
+         * @example auto
+         * @example {
+         *       "x": 0.62,
+         *       "y": 0.3
+         *     }
+         */
+        Focus: components["schemas"]["FocusName"] | components["schemas"]["FocalPoint"];
+        /** @description a focal point, as fractions of the image's width and height (after EXIF orientation) */
+        FocalPoint: {
+            /** @description 0 = left edge, 1 = right edge */
+            x: number;
+            /** @description 0 = top edge, 1 = bottom edge */
+            y: number;
+        };
+        /** @enum {string} */
+        FocusName: "auto" | "face" | "attention" | "centre";
     };
     responses: never;
     parameters: never;

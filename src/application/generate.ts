@@ -1,7 +1,8 @@
 import { Effect } from "effect";
+import type { AppliedFocus, Box, Focus } from "../domain/crop-window.ts";
 import { echo } from "../domain/echo.ts";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
-import type { RenderedImage } from "../ports/image.ts";
+import type { Placeholder, RenderedImage } from "../ports/image.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
 import type { Principal } from "./authenticate.ts";
@@ -15,6 +16,7 @@ export interface GenerateInput {
   readonly image: string;
   readonly template: string;
   readonly templateType: string;
+  readonly focus?: Focus;
 }
 
 export interface GeneratedResult {
@@ -26,7 +28,15 @@ export interface GeneratedResult {
   readonly width: number;
   readonly height: number;
   readonly bytes: number;
+  /** The window a crop to fill took (upload pixels), or null when the template does not crop. */
+  readonly crop: (Box & { readonly by: AppliedFocus }) | null;
+  readonly faces: ReadonlyArray<{ readonly box: Box; readonly score: number }>;
+  readonly placeholder: Placeholder;
 }
+
+/** How the audit trail records the focus asked for. */
+const focusParameter = (focus: Focus | undefined): Readonly<Record<string, string>> =>
+  focus === undefined ? {} : { focus: typeof focus === "string" ? focus : `${focus.x},${focus.y}` };
 
 /** POST /generate: apply a catalog template to the client's image and store the result. */
 export const generate = (principal: Principal, input: GenerateInput) =>
@@ -47,7 +57,7 @@ export const generate = (principal: Principal, input: GenerateInput) =>
     const process = Effect.gen(function* () {
       const bytes = yield* decodeImagePayload("image", input.image, settings.maxImageBytes);
       const image = yield* (yield* ImageInspector).inspect(bytes);
-      const rendered = yield* (yield* ImageEngine).render(image, template);
+      const rendered = yield* (yield* ImageEngine).render(image, template, input.focus === undefined ? {} : { focus: input.focus });
       const { resultId, expiresAt, output } = yield* storeResult(rendered);
       const value: GeneratedResult = {
         resultId,
@@ -58,8 +68,11 @@ export const generate = (principal: Principal, input: GenerateInput) =>
         width: rendered.width,
         height: rendered.height,
         bytes: rendered.bytes.byteLength,
+        crop: rendered.framing?.crop ?? null,
+        placeholder: rendered.placeholder,
+        faces: (rendered.framing?.faces ?? []).map(({ box, score }) => ({ box, score })),
       };
       return { value, output: { ...output, inputFormat: image.format } };
     });
-    return yield* runTransformation(entitled, { template: template.template, templateType: template.templateType }, process);
+    return yield* runTransformation(entitled, { template: template.template, templateType: template.templateType, ...focusParameter(input.focus) }, process);
   });

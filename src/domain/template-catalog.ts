@@ -22,7 +22,7 @@ export type TemplateStep =
       readonly width: number;
       readonly height: number;
       readonly fit: Fit;
-      /** Where a cover crop is taken; default "attention" (the most salient region). */
+      /** Where a cover crop is taken when the request names no focus; default "auto" (crop-window.ts). */
       readonly position?: "attention" | "centre";
       /** Padding colour for "contain"; default transparent. */
       readonly background?: Colour;
@@ -123,7 +123,7 @@ const define = (
   return { template, templateType, description, output: { ...box, format, quality }, plans, steps };
 };
 
-/** Crop to fill the box around the most salient region. */
+/** Crop to fill the box: faces first, else the most salient region. */
 const cover = (width: number, height: number): TemplateStep => ({ op: "resize", width, height, fit: "cover" });
 /** Fit inside the box, never enlarging. */
 const inside = (width: number, height: number): TemplateStep => ({ op: "resize", width, height, fit: "inside", enlarge: false });

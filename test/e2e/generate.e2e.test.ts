@@ -36,6 +36,7 @@ describe("the template catalog over HTTPS", () => {
       description: expect.any(String),
       output: expect.any(Object),
       plans: expect.any(Array),
+      crop: { focus: "auto" },
     });
   });
 

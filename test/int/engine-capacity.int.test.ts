@@ -251,7 +251,14 @@ describe("boundedImageEngineLayer", () => {
       render: () =>
         Effect.sleep(100).pipe(
           Effect.tap(() => Effect.sync(() => (calls += 1))),
-          Effect.as({ bytes: new Uint8Array(1), format: "jpeg" as const, contentType: "image/jpeg", width: 1, height: 1 }),
+          Effect.as({
+            bytes: new Uint8Array(1),
+            format: "jpeg" as const,
+            contentType: "image/jpeg",
+            width: 1,
+            height: 1,
+            placeholder: { blurhash: "00000", thumbhash: "" },
+          }),
         ),
     });
     const image = { bytes: new Uint8Array(1), format: "jpeg" as const, width: 1, height: 1 };

@@ -1,6 +1,7 @@
 import { Effect, Exit, Layer } from "effect";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { BlazeFaceDetectorLive } from "../../src/adapters/faces/blazeface-face-detector.ts";
 import { makeSharpImageEngine, sharpImageEngineLayer } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
 import { findTemplate, type Template } from "../../src/domain/template-catalog.ts";
@@ -103,7 +104,9 @@ describe("SharpImageEngine renders social templates", () => {
     const program = Effect.gen(function* () {
       return yield* (yield* ImageEngine).render(image, square);
     });
-    const out = await Effect.runPromise(program.pipe(Effect.provide(sharpImageEngineLayer().pipe(Layer.provide(segmenter.layer)))));
+    const out = await Effect.runPromise(
+      program.pipe(Effect.provide(sharpImageEngineLayer().pipe(Layer.provide(Layer.merge(segmenter.layer, BlazeFaceDetectorLive()))))),
+    );
     expect(out.width).toBe(1080);
   });
 });

@@ -8,6 +8,7 @@ import { getProfile } from "../../application/profile.ts";
 import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
 import type { Transformed } from "../../application/run-transformation.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
+import { templateCrop } from "../../domain/crop-window.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
@@ -47,7 +48,14 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
     virtualTryOn: ({ principal, payload }) => Effect.map(virtualTryOn(principal, payload), storedResultData),
     listTemplates: () =>
       Effect.succeed({
-        templates: TEMPLATES.map(({ template, templateType, description, output, plans }) => ({ template, templateType, description, output, plans })),
+        templates: TEMPLATES.map((t) => ({
+          template: t.template,
+          templateType: t.templateType,
+          description: t.description,
+          output: t.output,
+          plans: t.plans,
+          crop: templateCrop(t),
+        })),
       }),
     listOcrLanguages: () => Effect.map(supportedOcrLanguages, (languages) => ({ languages })),
     getProfile: ({ principal }) => getProfile(principal),

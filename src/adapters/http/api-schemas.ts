@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { FOCUS_NAMES } from "../../domain/crop-window.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import {
   DEFAULT_TRYON_SETTINGS,
@@ -96,6 +97,24 @@ export const TemplateType = oneOf(uniqueNames(templateTypes(TEMPLATES))).annotat
   description: "a template's type, e.g. social",
 });
 
-export const GenerateBody = Schema.Struct({ image: ImageData, template: TemplateName, templateType: TemplateType }).annotate({
+const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
+
+export const Focus = Schema.Union([
+  oneOf(FOCUS_NAMES).annotate({ identifier: "FocusName" }),
+  Schema.Struct({
+    x: Fraction.annotate({ description: "0 = left edge, 1 = right edge" }),
+    y: Fraction.annotate({ description: "0 = top edge, 1 = bottom edge" }),
+  }).annotate({ identifier: "FocalPoint", description: "a focal point, as fractions of the image's width and height (after EXIF orientation)" }),
+]).annotate({
+  identifier: "Focus",
+  default: "auto",
+  description:
+    "where a template that crops to fill takes its window (other templates ignore it). auto: every face when they fit, else the largest " +
+    "(with the others that fit beside it), with headroom; no face: the most salient region. face: faces, else the centre. " +
+    "attention: the most salient region (no face detection). centre: the centre. A focal point: the window holds it, centred on it as far as the image allows",
+  examples: ["auto", { x: 0.62, y: 0.3 }],
+});
+
+export const GenerateBody = Schema.Struct({ image: ImageData, template: TemplateName, templateType: TemplateType, focus: Schema.optionalKey(Focus) }).annotate({
   identifier: "GenerateImageRequest",
 });

@@ -37,6 +37,13 @@ export const ErrorBody = <const Codes extends ReadonlyArray<string>>(codes: Code
     }),
   });
 
+const PixelBox = {
+  left: Schema.Int,
+  top: Schema.Int,
+  width: Count,
+  height: Count,
+};
+
 export const GenerateImageData = Schema.Struct({
   ...StoredResult,
   template: TemplateName,
@@ -46,6 +53,24 @@ export const GenerateImageData = Schema.Struct({
   height: Count,
   bytes: Count,
   processingTime: Milliseconds,
+  crop: Schema.NullOr(
+    Schema.Struct({
+      ...PixelBox,
+      by: Schema.Literals(["face", "attention", "centre", "point"]).annotate({ description: "what placed the window" }),
+    }),
+  ).annotate({
+    description: "the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop",
+  }),
+  faces: Schema.Array(
+    Schema.Struct({
+      box: Schema.Struct(PixelBox).annotate({ description: "brows to chin, in the uploaded image's pixels after EXIF orientation" }),
+      score: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })),
+    }),
+  ).annotate({ description: "the faces found; empty when none were, or when the focus or the template did not look for them" }),
+  placeholder: Schema.Struct({
+    blurhash: Text.annotate({ description: "BlurHash of the result, 4×3 components (transparency shown on white)" }),
+    thumbhash: Text.annotate({ description: "ThumbHash of the result, base64; keeps transparency and the aspect ratio" }),
+  }).annotate({ description: "what a page can show while the result loads" }),
 });
 
 export const VirtualTryOnData = Schema.Struct({
@@ -119,6 +144,11 @@ export const TemplatesData = Schema.Struct({
         quality: Count,
       }),
       plans: Schema.Array(Schema.Literals(PLAN_IDS)),
+      crop: Schema.NullOr(
+        Schema.Struct({
+          focus: Schema.Literals(["auto", "attention", "centre"]).annotate({ description: "the focus its crop takes when the request names none" }),
+        }),
+      ).annotate({ description: "null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate" }),
     }),
   ),
 });

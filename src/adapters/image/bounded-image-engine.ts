@@ -11,6 +11,6 @@ export const boundedImageEngineLayer = (options: EngineCapacityOptions = {}) =>
     Effect.gen(function* () {
       const engine = yield* ImageEngine;
       const capacity = makeEngineCapacity(options);
-      return { render: (image, template) => capacity.run(engine.render(image, template)) };
+      return { render: (image, template, options) => capacity.run(engine.render(image, template, options)) };
     }),
   );

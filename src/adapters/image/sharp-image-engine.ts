@@ -2,9 +2,13 @@ import { Effect, Layer } from "effect";
 import sharp, { type Sharp } from "sharp";
 import type { OutputFormat, TemplateOutput, TemplateStep } from "../../domain/template-catalog.ts";
 import { EngineTimeout, InvalidImage } from "../../ports/errors.ts";
-import type { RenderedImage, ValidatedImage } from "../../ports/image.ts";
+import { FaceDetector, type FaceDetectorShape } from "../../ports/face-detector.ts";
+import type { RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
+import type { Framing } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
+import { coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { placeholderOf } from "./placeholders.ts";
 import type { Raster } from "./raster.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
 import { open, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
@@ -17,6 +21,8 @@ export interface SharpImageEngineOptions {
    * deadline belongs to the capacity wrapper; this only makes sure abandoned native work ends.
    */
   readonly pipelineTimeoutSeconds?: number;
+  /** Finds faces for crops to fill; without one, a crop's `auto` focus is attention. */
+  readonly faces?: FaceDetectorShape;
 }
 
 type MaskError = Effect.Error<ReturnType<PersonSegmenterShape["segment"]>>;
@@ -64,23 +70,26 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
       ),
     );
 
-  const toRaster = (image: Sharp) => async (): Promise<Raster> => {
+  const toRasterWithInfo = (image: Sharp) => async () => {
     const { data, info } = await image.timeout({ seconds: timeoutSeconds }).toColourspace("srgb").raw({ depth: "uchar" }).toBuffer({ resolveWithObject: true });
-    return { data, width: info.width, height: info.height, channels: info.channels };
+    return { raster: { data, width: info.width, height: info.height, channels: info.channels } satisfies Raster, info };
   };
+  const toRaster = (image: Sharp) => async (): Promise<Raster> => (await toRasterWithInfo(image)()).raster;
+  const undecodable = (image: ValidatedImage) => () =>
+    Effect.fail(new InvalidImage({ message: `the ${image.format.toUpperCase()} image data is corrupt or truncated` }));
 
   /** Decodes to 8-bit sRGB, joined by the first step when that step may run inside the decoder. */
+  const decoder = (image: ValidatedImage) => sharp(image.bytes, { failOn: "error", limitInputPixels: maxPixels, autoOrient: true, pages: 1 });
   const decode = (image: ValidatedImage, first: TemplateStep | undefined) => {
-    const decoding = sharp(image.bytes, { failOn: "error", limitInputPixels: maxPixels, autoOrient: true, pages: 1 });
-    const onDecode = first && (handlers[first.op].onDecode as ((decoding: Sharp, step: TemplateStep, size: Size) => Sharp) | undefined);
+    const onDecode = first && !isCover(first) && (handlers[first.op].onDecode as ((decoding: Sharp, step: TemplateStep, size: Size) => Sharp) | undefined);
     // The inspector's size is the displayed one (after EXIF orientation), as the decoder's steps see it.
-    return execute(toRaster(onDecode && first ? onDecode(decoding, first, image) : decoding), () =>
-      Effect.fail(new InvalidImage({ message: `the ${image.format.toUpperCase()} image data is corrupt or truncated` })),
-    ).pipe(Effect.map((raster) => ({ raster, consumed: onDecode ? 1 : 0 })));
+    return execute(toRaster(onDecode && first ? onDecode(decoder(image), first, image) : decoder(image)), undecodable(image)).pipe(
+      Effect.map((raster) => ({ raster, consumed: onDecode ? 1 : 0 })),
+    );
   };
 
   return {
-    render: (image, template) =>
+    render: (image, template, renderOptions = {}) =>
       Effect.gen(function* () {
         const name = `${template.templateType}/${template.template}`;
         /** A failure after decoding is a fault of ours or of the template, never of the client's image. */
@@ -114,20 +123,53 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           if (reshapes?.(step)) maskAligned = false;
         };
 
-        const decoded = yield* decode(image, template.steps[0]);
-        template.steps.slice(0, decoded.consumed).forEach(track);
-        let raster = decoded.raster;
-        for (const step of template.steps.slice(decoded.consumed)) {
+        const pipeline: RunPipeline<EngineTimeout> = (pipe) => execute(toRasterWithInfo(pipe), defect("a crop to fill failed"));
+        let framing: Framing | undefined;
+        const focusFor = (step: Extract<TemplateStep, { op: "resize" }>) => renderOptions.focus ?? templateFocus(step);
+        const framed = (step: TemplateStep, result: { readonly raster: Raster; readonly framing: Framing }) => {
+          framing = result.framing;
+          track(step);
+          return result.raster;
+        };
+
+        const first = template.steps[0];
+        const fromUpload = isCover(first)
+          ? framed(
+              first,
+              yield* coverFromUpload(
+                () => decoder(image),
+                image,
+                first,
+                focusFor(first),
+                options.faces,
+                (pipe) => execute(toRasterWithInfo(pipe), undecodable(image)),
+              ),
+            )
+          : undefined;
+        const plain = fromUpload ? undefined : yield* decode(image, first);
+        template.steps.slice(0, plain?.consumed ?? 0).forEach(track);
+        let raster = fromUpload ?? (plain?.raster as Raster);
+        for (const step of template.steps.slice(fromUpload ? 1 : (plain?.consumed ?? 0))) {
+          // The first crop to fill, while the raster still lines up with the upload, places its window by focus.
+          if (isCover(step) && framing === undefined && maskAligned) {
+            const mapping = { scale: raster.width / image.width, left: 0, top: 0 };
+            const faces = yield* facesIn(raster, mapping, focusFor(step), options.faces);
+            raster = framed(step, yield* frameCover(raster, mapping, step, focusFor(step), faces, pipeline));
+            continue;
+          }
           const handler = handlers[step.op] as StepHandler<TemplateStep, MaskError>;
           raster = yield* execute(toRaster(yield* handler.run(raster, step, context)), defect(`step ${step.op} failed`));
           track(step);
         }
 
+        const placeholder = yield* execute(() => placeholderOf(raster), defect("the placeholder failed"));
         const { data, info } = yield* execute(
           () => encoder(open(raster).timeout({ seconds: timeoutSeconds }), template.output).toBuffer({ resolveWithObject: true }),
           defect(`encoding ${template.output.format} failed`),
         );
-        const rendered: RenderedImage = {
+        const rendered: RenderedTemplate = {
+          ...(framing ? { framing } : {}),
+          placeholder,
           bytes: data,
           format: template.output.format,
           contentType: CONTENT_TYPE[template.output.format],
@@ -139,10 +181,14 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
   };
 };
 
-/** The engine, taking its person segmenter from the context (only background templates use it). */
+/**
+ * The engine, taking its person segmenter (only background templates use it) and its face
+ * detector (crops to fill) from the context.
+ */
 export const sharpImageEngineLayer = (options: SharpImageEngineOptions = {}) =>
   Layer.effect(ImageEngine)(
     Effect.gen(function* () {
-      return makeSharpImageEngine(yield* PersonSegmenter, options);
+      const faces = yield* FaceDetector;
+      return makeSharpImageEngine(yield* PersonSegmenter, { ...options, faces });
     }),
   );

@@ -55,7 +55,7 @@ export const meteredImageEngine =
   (metrics: ServiceMetrics, capacity: number) =>
   (engine: ImageEngineShape): ImageEngineShape => {
     const meter = makeEngineMeter(metrics, "image", capacity);
-    return { ...engine, render: (image, template) => meter(engine.render(image, template)) };
+    return { ...engine, render: (image, template, options) => meter(engine.render(image, template, options)) };
   };
 
 export const meteredOcrEngine =

@@ -43,6 +43,21 @@ export const MOVENET_LIGHTNING_BIN: PackagedModelFile = {
   sha256: "bf97bc10d9c8a11200b0190ed64ce039b6252f1aff7cb552aca99b3d191c2f34",
 };
 
+export const BLAZEFACE_JSON: PackagedModelFile = {
+  packageName: "@vladmandic/human",
+  packageVersion: "3.3.6",
+  path: "models/blazeface.json",
+  sha256: "cd7bbfc078270572beb39f9e5ae67aadbd50b5e67cff37e6d4f6b3ea39312e5f",
+  license: "Apache-2.0 (model, Google MediaPipe BlazeFace); MIT (package)",
+  origin: "Google MediaPipe BlazeFace, back-camera variant (256x256, 896 anchors), converted to a TensorFlow.js graph model by the package",
+};
+
+export const BLAZEFACE_BIN: PackagedModelFile = {
+  ...BLAZEFACE_JSON,
+  path: "models/blazeface.bin",
+  sha256: "dc9a97fdc50bc43216554bdd69aa3e7b9361a519ee7bdd996a2f69a98a6f9b72",
+};
+
 const require = createRequire(import.meta.url);
 
 /** The installed package's folder, found the way Node resolves packages (exports maps aside). */

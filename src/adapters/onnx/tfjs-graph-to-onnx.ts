@@ -4,7 +4,8 @@ import type { TfjsAttr, TfjsGraphModel, TfjsNode } from "./tfjs-graph-model.ts";
 
 /**
  * Rewrites a TensorFlow.js graph model as ONNX. Covers the operators of MoveNet (a MobileNetV2
- * CenterNet with its keypoint decoding inside the graph) and refuses others by name.
+ * CenterNet with its keypoint decoding inside the graph) and BlazeFace (max pools, channel
+ * padding), and refuses others by name.
  */
 const ONNX_TYPE: Record<string, number> = { DT_FLOAT: 1, DT_INT32: 6, DT_INT64: 7 };
 
@@ -14,10 +15,15 @@ const ints = (a: TfjsAttr | undefined): ReadonlyArray<number> => (a?.list?.i ?? 
 export interface TfjsInputSpec {
   readonly name: string;
   readonly type: "float32" | "int32";
-  readonly dims: ReadonlyArray<number>;
+  /** A name instead of a number leaves that dimension free (a fully convolutional model at any size). */
+  readonly dims: ReadonlyArray<number | string>;
 }
 
-export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, outputName: string): Uint8Array => {
+/**
+ * `outputNames`: one tfjs node, the ONNX output "output"; several, "output0", "output1", … in
+ * that order.
+ */
+export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, outputNames: string | ReadonlyArray<string>): Uint8Array => {
   const g = new OnnxGraph();
   const values = new Map<string, string>();
 
@@ -171,6 +177,28 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
       case "GatherNd":
         result = g.node("GatherND", [ref(arg(n, 0)), g.node("Cast", [ref(arg(n, 1))], { to: { i: 7 } })]);
         break;
+      case "MaxPool": {
+        const [kh, kw] = ints(n.attr?.["ksize"]).slice(1, 3);
+        const strides = ints(n.attr?.["strides"]).slice(1, 3);
+        const padding = text(n.attr?.["padding"]);
+        result = toNhwc(
+          g,
+          g.node("MaxPool", [toNchw(g, ref(arg(n, 0)))], {
+            kernel_shape: { ints: [kh ?? 1, kw ?? 1] },
+            strides: { ints: strides },
+            auto_pad: { s: padding === "SAME" ? "SAME_UPPER" : "VALID" },
+          }),
+        );
+        break;
+      }
+      case "Pad": {
+        // TensorFlow pads as [[before, after] per axis]; ONNX wants all befores, then all afters.
+        const pads = Array.from(constant(arg(n, 1)).data);
+        const rank = pads.length / 2;
+        const onnxPads = [...Array.from({ length: rank }, (_, k) => pads[2 * k] ?? 0), ...Array.from({ length: rank }, (_, k) => pads[2 * k + 1] ?? 0)];
+        result = g.node("Pad", [ref(arg(n, 0)), g.int64s(onnxPads)]);
+        break;
+      }
       case "ConcatV2": {
         const inputs = dataInputs(n);
         const axis = scalar(inputs[inputs.length - 1] ?? "");
@@ -183,7 +211,10 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
     values.set(n.name, result);
   }
 
-  g.node("Identity", [ref(outputName)], {}, ["output"]);
-  g.output("output", "float32");
+  const outputs = typeof outputNames === "string" ? [[outputNames, "output"] as const] : outputNames.map((name, k) => [name, `output${k}`] as const);
+  for (const [name, onnxName] of outputs) {
+    g.node("Identity", [ref(name)], {}, [onnxName]);
+    g.output(onnxName, "float32");
+  }
   return g.encode();
 };

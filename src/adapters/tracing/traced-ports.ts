@@ -28,9 +28,9 @@ export const tracedImageEngine =
   (tracer: Tracer) =>
   (engine: ImageEngineShape): ImageEngineShape => ({
     ...engine,
-    render: (image, template) =>
+    render: (image, template, options) =>
       engine
-        .render(image, template)
+        .render(image, template, options)
         .pipe(childSpan(tracer, "engine.image.render", { "its.template": template.template, "its.template_type": template.templateType })),
   });
 

@@ -1,0 +1,64 @@
+import { Effect, Layer } from "effect";
+import sharp from "sharp";
+import { type Face, transformFace } from "../../domain/crop-window.ts";
+import { DependencyUnavailable } from "../../ports/errors.ts";
+import { FaceDetector, type FacePixels } from "../../ports/face-detector.ts";
+import { startModelThread } from "../threads/model-thread.ts";
+import { FINE_SIDE } from "./blazeface-decoding.ts";
+import type { FaceThreadSetup } from "./face-thread.ts";
+
+const threadUrl = new URL("./face-thread.ts", import.meta.url);
+const DETECTION_NICENESS = 10;
+
+/**
+ * FaceDetector on BlazeFace, run by onnxruntime-node in a thread of its own (face-thread.ts), so
+ * no photo holds up the event loop. The model is verified, converted and warmed while the layer
+ * is built: a missing or altered model stops the service at start, and the first request pays
+ * nothing extra. The image engine's capacity bounds how many detections wait for the thread.
+ * One onnxruntime thread by default: detection runs while the engine decodes the photo (a JPEG
+ * decodes on one core); two spin, for 2.5 times the CPU. The thread runs below the event loop's
+ * priority, as the try-on's does: on a loaded machine the loop then stalls no longer with
+ * detection than without (bench/face-detection-cost.ts), for no measurable cost in latency.
+ */
+export const BlazeFaceDetectorLive = (options: { readonly threads?: number; readonly niceness?: number } = {}) =>
+  Layer.effect(FaceDetector)(
+    Effect.gen(function* () {
+      const thread = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () =>
+            startModelThread<FacePixels, ReadonlyArray<Face>>(
+              threadUrl,
+              {
+                threads: options.threads ?? 1,
+                niceness: options.niceness ?? DETECTION_NICENESS,
+              } satisfies FaceThreadSetup,
+              "face",
+            ),
+          catch: (cause) => new DependencyUnavailable({ dependency: "face detection model", cause }),
+        }),
+        (started) => Effect.promise(() => started.terminate()),
+      );
+      return {
+        workingSide: FINE_SIDE,
+        detect: (image) =>
+          Effect.tryPromise({
+            try: async () => {
+              // Shrunk here, by libvips off the event loop, so that the thread is sent no more than it reads.
+              const factor = Math.min(1, FINE_SIDE / Math.min(image.width, image.height));
+              if (factor === 1) return thread.run(image);
+              const width = Math.max(1, Math.round(image.width * factor));
+              const height = Math.max(1, Math.round(image.height * factor));
+              const data = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+                .removeAlpha()
+                .toColourspace("srgb")
+                .resize(width, height, { fit: "fill" })
+                .raw()
+                .toBuffer();
+              const faces = await thread.run({ data, width, height, channels: 3 });
+              return faces.map((face) => transformFace(face, image.width / width));
+            },
+            catch: (cause) => new DependencyUnavailable({ dependency: "face detection thread", cause }),
+          }),
+      };
+    }),
+  );

@@ -1,0 +1,122 @@
+import { Effect } from "effect";
+import sharp, { type OutputInfo, type Sharp } from "sharp";
+import { type Box, type Face, type Focus, needsFaces, placeCropWindow, type Size, transformFace } from "../../domain/crop-window.ts";
+import type { TemplateStep } from "../../domain/template-catalog.ts";
+import type { DependencyUnavailable } from "../../ports/errors.ts";
+import type { FaceDetectorShape } from "../../ports/face-detector.ts";
+import type { Framing, ValidatedImage } from "../../ports/image.ts";
+import type { Raster } from "./raster.ts";
+import { coverPreCrop, open } from "./sharp-template-steps.ts";
+
+type CoverStep = Extract<TemplateStep, { op: "resize" }>;
+
+/** How a raster's pixels map back to the upload's: divide by `scale`, then add the offset. */
+export interface UploadMapping {
+  readonly scale: number;
+  readonly left: number;
+  readonly top: number;
+}
+
+/** Runs a libvips pipeline to raw pixels, with its info (a crop strategy reports its offsets there). */
+export type RunPipeline<E> = (image: Sharp) => Effect.Effect<{ readonly raster: Raster; readonly info: OutputInfo }, E>;
+
+export const isCover = (step: TemplateStep | undefined): step is CoverStep => step?.op === "resize" && step.fit === "cover";
+
+/** The focus a cover step uses when the request names none: the template's own position, else auto. */
+export const templateFocus = (step: CoverStep): Focus => step.position ?? "auto";
+
+const toUpload = (box: Box, { scale, left, top }: UploadMapping): Box => ({
+  left: Math.round(box.left / scale + left),
+  top: Math.round(box.top / scale + top),
+  width: Math.round(box.width / scale),
+  height: Math.round(box.height / scale),
+});
+
+const faceToUpload = (face: Face, mapping: UploadMapping): Face => {
+  const moved = transformFace(face, 1 / mapping.scale, mapping.left, mapping.top);
+  return { ...moved, box: toUpload(face.box, mapping), score: Math.round(face.score * 1000) / 1000 };
+};
+
+/** A face in the upload's pixels, in the raster's. */
+const fromUpload = (face: Face, { scale, left, top }: UploadMapping): Face => transformFace(face, scale, -left * scale, -top * scale);
+
+const scaledTo = (decoding: Sharp, size: Size, scale: number): Sharp =>
+  scale === 1 ? decoding : decoding.resize(Math.max(1, Math.round(size.width * scale)), Math.max(1, Math.round(size.height * scale)), { fit: "fill" });
+
+/** Faces in a raster, in the upload's pixels; none unless the focus looks for them. */
+export const facesIn = (raster: Raster, mapping: UploadMapping, focus: Focus, detector: FaceDetectorShape | undefined) =>
+  detector && needsFaces(focus) ? Effect.map(detector.detect(raster), (found) => found.map((face) => faceToUpload(face, mapping))) : Effect.succeed([]);
+
+/**
+ * Crops a raster to fill the step's box where the focus puts the window (crop-window.ts), faces
+ * (in the upload's pixels) first when it looks for them; libvips' attention strategy places it
+ * when the rule leaves it to saliency. Returns the filled raster and the framing in the upload's pixels.
+ */
+export const frameCover = <E>(
+  raster: Raster,
+  mapping: UploadMapping,
+  step: CoverStep,
+  focus: Focus,
+  faces: ReadonlyArray<Face>,
+  run: RunPipeline<E>,
+): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E> =>
+  Effect.gen(function* () {
+    const placement = placeCropWindow(
+      raster,
+      step,
+      focus,
+      faces.map((face) => fromUpload(face, mapping)),
+    );
+    const fill = { width: step.width, height: step.height, withoutEnlargement: step.enlarge === false };
+    const framing = (window: Box, by: Framing["crop"]["by"]): Framing => ({ crop: { ...toUpload(window, mapping), by }, faces });
+    if (placement.by === "attention") {
+      const { raster: filled, info } = yield* run(open(raster).resize({ ...fill, fit: "cover", position: sharp.strategy.attention }));
+      // The offsets are those of the crop in the copy scaled to cover the box, negated.
+      const k = Math.max(step.width / raster.width, step.height / raster.height);
+      const window = { left: -(info.cropOffsetLeft ?? 0) / k, top: -(info.cropOffsetTop ?? 0) / k, width: step.width / k, height: step.height / k };
+      return { raster: filled, framing: framing(window, "attention") };
+    }
+    const { raster: filled } = yield* run(
+      open(raster)
+        .extract(placement.window)
+        .resize({ ...fill, fit: "cover" }),
+    );
+    return { raster: filled, framing: framing(placement.window, placement.by) };
+  });
+
+/**
+ * A cover crop as the template's first step, straight from the upload. Faces are looked for on a
+ * copy of their own, shrunk while decoding to the detector's working size, found while the copy
+ * that covers the box is decoded: a JPEG decodes on one core, the detector runs on the other.
+ * For shapes far from the box's (coverPreCrop), a copy scaled to be more than the box is never
+ * made: the window is placed first (faces or a point; the centre where attention would search a
+ * huge copy), then decoded alone.
+ */
+export const coverFromUpload = <E>(
+  decoder: () => Sharp,
+  image: ValidatedImage,
+  step: CoverStep,
+  focus: Focus,
+  detector: FaceDetectorShape | undefined,
+  run: RunPipeline<E>,
+): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
+  Effect.gen(function* () {
+    const looking = detector !== undefined && needsFaces(focus);
+    const detectionScale = Math.min(1, (detector?.workingSide ?? 0) / Math.min(image.width, image.height));
+    const faces = looking
+      ? Effect.flatMap(run(scaledTo(decoder(), image, detectionScale)), ({ raster }) =>
+          facesIn(raster, { scale: raster.width / image.width, left: 0, top: 0 }, focus, detector),
+        )
+      : Effect.succeed([]);
+    if (coverPreCrop(step, image) === undefined) {
+      const cover = run(scaledTo(decoder(), image, Math.max(step.width / image.width, step.height / image.height)));
+      const [found, { raster }] = yield* Effect.all([faces, cover], { concurrency: "unbounded" });
+      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, found, run);
+    }
+    const found = yield* faces;
+    const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, found);
+    const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
+    if (window.by === "attention") return yield* Effect.die(new Error("a centre placement is never left to attention"));
+    const { raster } = yield* run(decoder().extract(window.window).resize({ width: step.width, height: step.height, fit: "cover" }));
+    return { raster, framing: { crop: { ...window.window, by: window.by }, faces: found } };
+  });
