@@ -87,7 +87,8 @@ export const checkStatement = ({ statement, verifierKey, saved = [] }) => {
       const old = openCheckpoint(checkpoint, verifierKey);
       const proof = old.size === head.size ? [] : statement.consistency?.find((entry) => entry.from === old.size)?.hashes;
       if (old.origin !== head.origin) failures.push(`a saved checkpoint is of log ${old.origin}, not ${head.origin}`);
-      else if (proof === undefined) failures.push(`no consistency proof from the saved checkpoint of ${old.size} leaves: ask the statement with from=${old.size}`);
+      else if (proof === undefined)
+        failures.push(`no consistency proof from the saved checkpoint of ${old.size} leaves: ask the statement with from=${old.size}`);
       else if (!verifyConsistency({ size1: old.size, size2: head.size, root1: old.root, root2: head.root, proof: proof.map(bytes) })) {
         failures.push(`the checkpoint of ${head.size} leaves is not consistent with the saved one of ${old.size}: the log was rewritten`);
       }

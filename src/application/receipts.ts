@@ -1,9 +1,9 @@
 import { Effect } from "effect";
 import { billTotals, type ReceiptBody } from "../domain/receipt.ts";
+import type { JsonValue } from "../ports/event-store.ts";
 import { NoteSigner } from "../ports/note-signer.ts";
 import { ReceiptLog } from "../ports/receipt-log.ts";
 import { InvalidRequest, NotFound } from "./errors.ts";
-import type { JsonValue } from "../ports/event-store.ts";
 import { canonicalJson } from "./event-checksum.ts";
 
 /**
@@ -56,7 +56,8 @@ export const inclusionProofOf = (account: string, requestId: string, treeSize: n
     const log = yield* ReceiptLog;
     yield* sizeWithin("treeSize", treeSize, yield* log.size);
     const leaf = (yield* log.receiptsOf(requestId)).filter((body) => body.account === account && body.leafIndex < treeSize).at(-1);
-    if (leaf === undefined) return yield* new NotFound({ message: `no receipt for request ${requestId.slice(0, 64)} of this account in the first ${treeSize} leaves` });
+    if (leaf === undefined)
+      return yield* new NotFound({ message: `no receipt for request ${requestId.slice(0, 64)} of this account in the first ${treeSize} leaves` });
     return { leafIndex: leaf.leafIndex, treeSize, hashes: (yield* log.inclusionProof(leaf.leafIndex, treeSize)).map(base64) };
   });
 

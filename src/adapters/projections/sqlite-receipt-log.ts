@@ -1,20 +1,23 @@
 import { createHash } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
-import { Effect } from "effect";
-import { quotaEventCodec } from "../../application/events/quota-events.ts";
+import { Effect, Layer } from "effect";
 import { canonicalJson } from "../../application/event-checksum.ts";
+import { quotaEventCodec } from "../../application/events/quota-events.ts";
 import { MerkleTree } from "../../domain/merkle-tree.ts";
 import { logStepOf, type OpenReservation, type ReceiptBody } from "../../domain/receipt.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";
-import type { ReceiptLogShape } from "../../ports/receipt-log.ts";
+import { ReceiptLog, type ReceiptLogShape } from "../../ports/receipt-log.ts";
 import { inReadTransaction, makeSqliteProjection, type SqliteProjectionContext, type SqliteProjectionDefinition, unavailable } from "./sqlite-projection.ts";
+import { openProjectionDatabase, type SqliteProjectionsOptions } from "./sqlite-projections.ts";
 
 /**
  * The receipts log in the projections database: each leaf's canonical body (RFC 8785) and its
  * hash, numbered in the store's order, and the reservations still open (a commit names only its
  * request). The Merkle tree over the leaf hashes lives in memory and follows the table: it reads
- * the leaves it lacks before answering, and starts over when the table's leaves are no longer the
- * ones it holds (a rebuild by another process).
+ * the leaves it lacks before answering. Each row also chains its leaf to every earlier one
+ * (chain = SHA-256(previous chain ‖ leaf hash)), so one read tells whether the leaves the tree
+ * holds are still the table's: after a rebuild by another process that changed any of them, the
+ * tree starts over.
  */
 export const receiptLogSchema = `
   CREATE TABLE IF NOT EXISTS receipt_leaves (
@@ -23,7 +26,8 @@ export const receiptLogSchema = `
     account_id TEXT NOT NULL,
     period TEXT NOT NULL,
     body TEXT NOT NULL,
-    leaf_hash BLOB NOT NULL
+    leaf_hash BLOB NOT NULL,
+    chain BLOB NOT NULL
   ) STRICT;
   CREATE INDEX IF NOT EXISTS receipt_leaves_by_request ON receipt_leaves (request_id);
   CREATE INDEX IF NOT EXISTS receipt_leaves_by_account ON receipt_leaves (account_id, period, leaf_index);
@@ -34,11 +38,13 @@ export const receiptLogSchema = `
 `;
 
 const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHash("sha256").update(data).digest());
+const NO_CHAIN = new Uint8Array(32);
+const chained = (previous: Uint8Array, leafHash: Uint8Array) => new Uint8Array(createHash("sha256").update(previous).update(leafHash).digest());
 
 const writer = (origin: string) => (db: DatabaseSync) => {
   const leafHashOf = new MerkleTree(sha256);
-  const next = db.prepare("SELECT coalesce(max(leaf_index) + 1, 0) AS next FROM receipt_leaves");
-  const insert = db.prepare("INSERT INTO receipt_leaves (leaf_index, request_id, account_id, period, body, leaf_hash) VALUES (?, ?, ?, ?, ?, ?)");
+  const last = db.prepare("SELECT leaf_index, chain FROM receipt_leaves ORDER BY leaf_index DESC LIMIT 1");
+  const insert = db.prepare("INSERT INTO receipt_leaves (leaf_index, request_id, account_id, period, body, leaf_hash, chain) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const remember = db.prepare("INSERT OR REPLACE INTO receipt_open_reservations (request_id, reservation) VALUES (?, ?)");
   const find = db.prepare("SELECT reservation FROM receipt_open_reservations WHERE request_id = ?");
   const forget = db.prepare("DELETE FROM receipt_open_reservations WHERE request_id = ?");
@@ -51,10 +57,12 @@ const writer = (origin: string) => (db: DatabaseSync) => {
         remember.run(step.reservation.requestId, JSON.stringify(step.reservation));
         return;
       case "Movement": {
-        const leafIndex = (next.get() as { next: number }).next;
+        const previous = last.get() as { leaf_index: number; chain: Uint8Array } | undefined;
+        const leafIndex = previous === undefined ? 0 : previous.leaf_index + 1;
         const body: ReceiptBody = { ...step.body, logOrigin: origin, leafIndex };
         const text = canonicalJson(body as unknown as Parameters<typeof canonicalJson>[0]);
-        insert.run(leafIndex, body.requestId, body.account, body.period, text, leafHashOf.leafHash(Buffer.from(text)));
+        const leafHash = leafHashOf.leafHash(Buffer.from(text));
+        insert.run(leafIndex, body.requestId, body.account, body.period, text, leafHash, chained(previous?.chain ?? NO_CHAIN, leafHash));
         forget.run(body.requestId);
         return;
       }
@@ -75,21 +83,28 @@ export const receiptLogDefinition = (origin: string): SqliteProjectionDefinition
 export const makeSqliteReceiptLog = (context: SqliteProjectionContext, origin: string): ReceiptLogShape => {
   const projection = makeSqliteProjection(context, receiptLogDefinition(origin));
   const { db } = context;
-  const hashesFrom = db.prepare("SELECT leaf_hash FROM receipt_leaves WHERE leaf_index >= ? ORDER BY leaf_index");
-  const hashAt = db.prepare("SELECT leaf_hash FROM receipt_leaves WHERE leaf_index = ?");
+  const hashesFrom = db.prepare("SELECT leaf_hash, chain FROM receipt_leaves WHERE leaf_index >= ? ORDER BY leaf_index");
+  const chainAt = db.prepare("SELECT chain FROM receipt_leaves WHERE leaf_index = ?");
   const bodiesOfRequest = db.prepare("SELECT body FROM receipt_leaves WHERE request_id = ? ORDER BY leaf_index");
   const bodiesOfAccount = db.prepare("SELECT body FROM receipt_leaves WHERE account_id = ? AND period = ? ORDER BY leaf_index");
   let tree = new MerkleTree(sha256);
+  /** The chain value of the tree's last leaf, as the table held it. */
+  let treeChain: Uint8Array = NO_CHAIN;
 
-  const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
   /** Brings the tree up to the table, in one read of the rows it lacks. */
   const synced = (): MerkleTree =>
     inReadTransaction(db, () => {
       if (tree.size > 0) {
-        const last = hashAt.get(tree.size - 1) as { leaf_hash: Uint8Array } | undefined;
-        if (last === undefined || !same(last.leaf_hash, tree.leafHashAt(tree.size - 1))) tree = new MerkleTree(sha256);
+        const row = chainAt.get(tree.size - 1) as { chain: Uint8Array } | undefined;
+        if (row === undefined || !Buffer.from(row.chain).equals(Buffer.from(treeChain))) {
+          tree = new MerkleTree(sha256);
+          treeChain = NO_CHAIN;
+        }
       }
-      for (const row of hashesFrom.iterate(tree.size) as Iterable<{ leaf_hash: Uint8Array }>) tree.appendLeafHash(new Uint8Array(row.leaf_hash));
+      for (const row of hashesFrom.iterate(tree.size) as Iterable<{ leaf_hash: Uint8Array; chain: Uint8Array }>) {
+        tree.appendLeafHash(new Uint8Array(row.leaf_hash));
+        treeChain = new Uint8Array(row.chain);
+      }
       return tree;
     });
   const read = <A>(body: () => A) => Effect.try({ try: body, catch: unavailable });
@@ -106,3 +121,10 @@ export const makeSqliteReceiptLog = (context: SqliteProjectionContext, origin: s
     consistencyProof: (from, to) => read(() => synced().consistencyProof(from, to)),
   };
 };
+
+/**
+ * The receipts log in a SQLite file of its own (DATA_DIR/receipts.sqlite): its origin is in every
+ * leaf, so it is built for one origin, and kept apart from the projections a request reads.
+ */
+export const sqliteReceiptLogLayer = (options: SqliteProjectionsOptions & { readonly origin: string }) =>
+  Layer.effect(ReceiptLog)(Effect.map(openProjectionDatabase(options, receiptLogSchema), (context) => makeSqliteReceiptLog(context, options.origin)));
