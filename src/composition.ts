@@ -31,6 +31,7 @@ import { keyDirectoryLayer } from "./application/key-directory.ts";
 import { chainedEventStore } from "./application/ledger/chained-event-store.ts";
 import { makeLedgerSealer } from "./application/ledger/seal-ledger.ts";
 import { runProjection } from "./application/projection-runner.ts";
+import { checkReceiptLog } from "./application/receipt-log-check.ts";
 import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
 import { StoreIdentity, storeIdentityLayer } from "./application/store-identity.ts";
 import { inProcessStreamLocks } from "./application/stream-locks.ts";
@@ -170,7 +171,21 @@ const eventFlowLayer = (config: Config) =>
           : Effect.succeed(0);
       yield* Effect.forkScoped(forwardEvents({ startWithoutCheckpoint }));
       yield* Effect.forkScoped(runProjection(usage));
-      yield* Effect.forkScoped(runProjection(receipts));
+      // The receipts log is held against the store before it follows it: an edited store withholds it.
+      yield* Effect.forkScoped(
+        checkReceiptLog.pipe(
+          Effect.tap((check) =>
+            check.firstDifference === undefined
+              ? Effect.logInfo(`receipts log: ${check.stored} leaves agree with the event store up to position ${check.upTo}`)
+              : Effect.logError(
+                  `receipts log withheld: it differs from the event store from leaf ${check.firstDifference} on (stored ${check.stored}, the store makes ${check.derived}); ` +
+                    "nothing of it is published until an operator runs itsctl ledger log rebuild",
+                ),
+          ),
+          Effect.catchCause((cause) => Effect.logWarning("receipts log: the check against the store failed; it follows the store unchecked", cause)),
+          Effect.andThen(runProjection(receipts)),
+        ),
+      );
       // Revocations must reach every instance within a second, even while the bus is down.
       yield* Effect.forkScoped(runProjection(keys, { storePollInterval: "500 millis" }));
       if (config.ledgerSealIntervalSeconds > 0) yield* Effect.forkScoped(sealPeriodically(config.ledgerSealIntervalSeconds));
