@@ -1,10 +1,11 @@
-import { Effect } from "effect";
+import { Effect, Schedule } from "effect";
 import { billTotals, type ReceiptBody } from "../domain/receipt.ts";
 import type { JsonValue } from "../ports/event-store.ts";
 import { NoteSigner } from "../ports/note-signer.ts";
 import { ReceiptLog } from "../ports/receipt-log.ts";
 import { InvalidRequest, NotFound } from "./errors.ts";
 import { canonicalJson } from "./event-checksum.ts";
+import { catchUpFromStore } from "./projection-runner.ts";
 
 /**
  * What a customer holds to check a bill without trusting us: receipts signed with the log's key,
@@ -84,3 +85,24 @@ export const statementOf = (account: string, period: string) =>
     );
     return { period, checkpoint: checkpoint.note, receipts, totals: billTotals(bodies) };
   });
+
+/**
+ * The signed charge of a request whose units were just committed: the log is caught up with the
+ * store here rather than waiting for its follower, so the response carries its receipt. A store
+ * whose followers see a commit only once older transactions end (PostgreSQL) may need a few reads.
+ */
+export const chargeReceiptOf = (requestId: string) =>
+  Effect.gen(function* () {
+    const log = yield* ReceiptLog;
+    const charge = Effect.gen(function* () {
+      yield* catchUpFromStore(log);
+      const found = (yield* log.receiptsOf(requestId)).find((body) => body.kind === "charge");
+      return found === undefined ? yield* Effect.fail("not yet" as const) : found;
+    });
+    const body = yield* charge.pipe(Effect.retry({ times: 20, schedule: Schedule.spaced("50 millis") }));
+    return yield* signReceipt(body);
+  }).pipe(
+    Effect.catchCause((cause) =>
+      Effect.as(Effect.logWarning(`receipt of request ${requestId}: not in the receipts log yet; the response carries none`, cause), null),
+    ),
+  );
