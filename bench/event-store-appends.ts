@@ -1,7 +1,10 @@
 /**
  * Appends per second, one event at a time to one stream (each append expecting the previous
  * revision), on the SQLite default and on PostgreSQL, in one run; SQLite is the baseline of the ratio.
- * The in-memory store shows what the port itself costs. Usage: npx tsx bench/event-store-appends.ts [appends]
+ * The in-memory store shows what the port itself costs. Usage: node bench/event-store-appends.ts [appends]
+ *
+ * `node bench/event-store-appends.ts many-streams [seconds] [rounds]`: 1, 8, 32 and 64 writers on
+ * streams of their own through the PostgreSQL adapter against as many plain inserts (support/many-streams.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +15,12 @@ import { postgresEventStoreLayer } from "../src/adapters/event-store/postgres-ev
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
 import { EventStore, NO_STREAM } from "../src/ports/event-store.ts";
 import { dropSchemas, freshSchemaName, postgresUrl } from "../test/support/postgres.ts";
+import { manyStreams } from "./support/many-streams.ts";
+
+if (process.argv[2] === "many-streams") {
+  await manyStreams(Number(process.argv[3] ?? 3), Number(process.argv[4] ?? 2));
+  process.exit(0);
+}
 
 const appends = Number(process.argv[2] ?? 1_000);
 const warmup = 50;

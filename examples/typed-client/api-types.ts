@@ -168,18 +168,64 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description This request's id, as the logs record it; quote it when reporting a problem */
+        RequestIdHeader: string;
+        /**
+         * @description The date of the API version that answered
+         * @enum {string}
+         */
+        ApiVersionHeader: "2026-11-22";
+        /** @description no-store, except for the document itself and result images */
+        CacheControlHeader: string;
+        /**
+         * @description HTTPS only, for a year
+         * @enum {string}
+         */
+        StrictTransportSecurityHeader: "max-age=31536000; includeSubDomains";
+        /**
+         * @description Content types are not sniffed
+         * @enum {string}
+         */
+        ContentTypeOptionsHeader: "nosniff";
+        /** @description The key's rate policy (IETF RateLimit fields): q requests per w seconds, e.g. "per-key";q=15;w=90 */
+        RateLimitPolicyHeader: string;
+        /** @description What is left: r requests now, the bucket full again in t seconds, e.g. "per-key";r=14;t=6 */
+        RateLimitHeader: string;
+        /** @description Seconds to wait before retrying */
+        RetryAfterHeader: string;
+        /** @description The methods the path takes */
+        AllowHeader: string;
+        /**
+         * @description The first response to this Idempotency-Key, sent again
+         * @enum {string}
+         */
+        IdempotentReplayedHeader: "true";
+        /** @description METHOD_NOT_ALLOWED */
+        MethodNotAllowedError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "METHOD_NOT_ALLOWED";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        ErrorDetail: {
+            path: string;
+            message: string;
+        };
         /** @description SERVICE_UNAVAILABLE */
         ServiceUnavailableError: {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description NOT_FOUND */
@@ -187,13 +233,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "NOT_FOUND";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description RATE_LIMIT_EXCEEDED */
@@ -201,13 +245,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "RATE_LIMIT_EXCEEDED";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description UNAUTHORIZED */
@@ -215,13 +257,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "UNAUTHORIZED";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description INVALID_REQUEST */
@@ -229,13 +269,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "INVALID_REQUEST";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description INTERNAL_ERROR */
@@ -243,17 +281,15 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "INTERNAL_ERROR";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description The audit report */
-        AuditReportResponse: {
+        AuditReportReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -347,22 +383,28 @@ export interface components {
                 ok: boolean;
             };
         };
+        /** @description YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time */
+        AuditRangeEnd: string;
+        /** @description YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive */
+        AuditRangeStart: string;
+        AccountId: string;
         /** @description INVALID_SIGNATURE */
         InvalidSignatureError: {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "INVALID_SIGNATURE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        ResultUrlSignature: string;
+        ResultUrlExpiry: string;
+        ResultId: string;
         /** @description Account, plan, features, this month's quota, rate limit and the calling key */
-        ProfileResponse: {
+        ProfileReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -397,7 +439,7 @@ export interface components {
             };
         };
         /** @description auto plus each language code with its name */
-        OcrLanguagesResponse: {
+        OcrLanguagesReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -410,13 +452,13 @@ export interface components {
             };
         };
         /** @description Every template with its type, output and plans */
-        TemplatesResponse: {
+        TemplatesReply: {
             /** @enum {boolean} */
             success: true;
             data: {
                 templates: {
-                    template: string;
-                    templateType: string;
+                    template: components["schemas"]["TemplateName"];
+                    templateType: components["schemas"]["TemplateType"];
                     description: string;
                     output: {
                         width?: number;
@@ -431,32 +473,26 @@ export interface components {
                 }[];
             };
         };
+        /**
+         * @description a template's type, e.g. social
+         * @enum {string}
+         */
+        TemplateType: "social" | "avatar" | "filter" | "enhance" | "frame" | "thumbnail" | "format" | "background";
+        /**
+         * @description a template of GET /templates, e.g. instagram-square
+         * @enum {string}
+         */
+        TemplateName: "instagram-square" | "instagram-portrait" | "instagram-story" | "facebook-post" | "facebook-cover" | "twitter-post" | "twitter-header" | "linkedin-banner" | "youtube-thumbnail" | "pinterest-pin" | "square" | "square-large" | "circle" | "circle-webp" | "rounded" | "grayscale" | "sepia" | "vintage" | "noir" | "vivid" | "warm" | "cool" | "fade" | "invert" | "auto-level" | "local-contrast" | "sharpen" | "denoise" | "brighten" | "polaroid" | "rounded-corners" | "drop-shadow" | "border-white" | "border-black" | "gallery-mat" | "small" | "medium" | "large" | "preview-avif" | "webp" | "avif" | "jpeg" | "png" | "remove" | "remove-webp" | "white" | "blur" | "white-square";
         /** @description PROCESSING_TIMEOUT */
         ProcessingTimeoutError: {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "PROCESSING_TIMEOUT";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-        };
-        /** @description INSUFFICIENT_PERMISSIONS */
-        InsufficientPermissionsError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                code: "INSUFFICIENT_PERMISSIONS";
-                message: string;
-                /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description IDEMPOTENCY_RESPONSE_GONE */
@@ -464,13 +500,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "IDEMPOTENCY_RESPONSE_GONE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description IDEMPOTENCY_KEY_IN_USE */
@@ -478,17 +512,15 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "IDEMPOTENCY_KEY_IN_USE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or UNSUPPORTED_GARMENT */
-        IdempotencyKeyReusedOrInvalidImageOrMultiplePeopleOrNoGarmentDetectedOrNoPersonDetectedOrUnsupportedGarmentError: {
+        TryOnUnprocessableEntityError: {
             /** @enum {boolean} */
             success: false;
             error: {
@@ -496,10 +528,7 @@ export interface components {
                 code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE" | "MULTIPLE_PEOPLE" | "NO_GARMENT_DETECTED" | "NO_PERSON_DETECTED" | "UNSUPPORTED_GARMENT";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description PAYLOAD_TOO_LARGE */
@@ -507,13 +536,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "PAYLOAD_TOO_LARGE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description UNSUPPORTED_MEDIA_TYPE */
@@ -521,17 +548,27 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: {
+                /** @enum {string} */
                 code: "UNSUPPORTED_MEDIA_TYPE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
+        TransformationForbiddenError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "HTTPS_REQUIRED" | "INSUFFICIENT_PERMISSIONS";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
-        QuotaExceededOrRateLimitExceededError: {
+        TransformationTooManyRequestsError: {
             /** @enum {boolean} */
             success: false;
             error: {
@@ -539,14 +576,11 @@ export interface components {
                 code: "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description The composite, stored; settings echoes what was applied, defaults filled in */
-        VirtualTryOnResponse: {
+        VirtualTryOnReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -559,39 +593,7 @@ export interface components {
                 resultUrl: string;
                 /** Format: date-time */
                 expiresAt: string;
-                /** @description what was applied, defaults filled in */
-                settings: {
-                    /**
-                     * @description original: the person as photographed; mirrored: the whole result flipped left-right (the engine cannot re-pose a body)
-                     * @default original
-                     * @enum {string}
-                     */
-                    poseStyle: "original" | "mirrored";
-                    /**
-                     * @description original: the photo's own light, untouched outside the garment; studio: brighter, slightly lifted shadows, neutral colour; warm: a warm (amber) colour balance; cool: a cool (blue) colour balance; dramatic: higher contrast with a darkened vignette
-                     * @default original
-                     * @enum {string}
-                     */
-                    lightingStyle: "original" | "studio" | "warm" | "cool" | "dramatic";
-                    /**
-                     * @description tight: garment narrowed to hug the torso; regular: garment sized to the shoulders and hips; loose: garment widened and lengthened
-                     * @default regular
-                     * @enum {string}
-                     */
-                    fitPreference: "tight" | "regular" | "loose";
-                    /**
-                     * @description original: the photo's background, unchanged; white: plain white background; studio: light grey studio backdrop with a soft gradient; blur: the photo's background, blurred; transparent: transparent background (PNG with alpha)
-                     * @default original
-                     * @enum {string}
-                     */
-                    backgroundStyle: "original" | "white" | "studio" | "blur" | "transparent";
-                    /**
-                     * @description draft: flat garment colours with hard edges (fastest); standard: the person's large-scale shading carried onto the garment, soft edges; high: full shading including folds and fine detail, softer edges
-                     * @default standard
-                     * @enum {string}
-                     */
-                    realismLevel: "draft" | "standard" | "high";
-                };
+                settings: components["schemas"]["TryOnSettings"];
                 /** @description jpeg, or png (with alpha) when backgroundStyle is transparent */
                 format: string;
                 width: number;
@@ -602,8 +604,63 @@ export interface components {
                 processingTime: number;
             };
         };
+        TryOnSettings: {
+            poseStyle: components["schemas"]["PoseStyle"];
+            lightingStyle: components["schemas"]["LightingStyle"];
+            fitPreference: components["schemas"]["FitPreference"];
+            backgroundStyle: components["schemas"]["BackgroundStyle"];
+            realismLevel: components["schemas"]["RealismLevel"];
+        };
+        /**
+         * @description draft: flat garment colours with hard edges (fastest); standard: the person's large-scale shading carried onto the garment, soft edges; high: full shading including folds and fine detail, softer edges
+         * @default standard
+         * @enum {string}
+         */
+        RealismLevel: "draft" | "standard" | "high";
+        /**
+         * @description original: the photo's background, unchanged; white: plain white background; studio: light grey studio backdrop with a soft gradient; blur: the photo's background, blurred; transparent: transparent background (PNG with alpha)
+         * @default original
+         * @enum {string}
+         */
+        BackgroundStyle: "original" | "white" | "studio" | "blur" | "transparent";
+        /**
+         * @description tight: garment narrowed to hug the torso; regular: garment sized to the shoulders and hips; loose: garment widened and lengthened
+         * @default regular
+         * @enum {string}
+         */
+        FitPreference: "tight" | "regular" | "loose";
+        /**
+         * @description original: the photo's own light, untouched outside the garment; studio: brighter, slightly lifted shadows, neutral colour; warm: a warm (amber) colour balance; cool: a cool (blue) colour balance; dramatic: higher contrast with a darkened vignette
+         * @default original
+         * @enum {string}
+         */
+        LightingStyle: "original" | "studio" | "warm" | "cool" | "dramatic";
+        /**
+         * @description original: the person as photographed; mirrored: the whole result flipped left-right (the engine cannot re-pose a body)
+         * @default original
+         * @enum {string}
+         */
+        PoseStyle: "original" | "mirrored";
+        /** @description Makes the POST safe to retry: within 24 hours, a repeat with the same key and body gets the first response again (same requestId and resultUrl) and is charged once; the same key with another body gets 422 IDEMPOTENCY_KEY_REUSED; while the first is running, a repeat waits for it or gets 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; if the first response is no longer available, 410 IDEMPOTENCY_RESPONSE_GONE (never a second run). After 24 hours the key is free again: a repeat is a new request. Keys are scoped to the account. */
+        IdempotencyKey: string;
+        /** @description clothingImage: a product shot on a plain or transparent background */
+        VirtualTryOnRequest: {
+            personImage: components["schemas"]["ImageData"];
+            clothingImage: components["schemas"]["ImageData"];
+            settings?: components["schemas"]["TryOnSettingsInput"];
+        };
+        /** @description any of the settings; one left out gets its default */
+        TryOnSettingsInput: {
+            poseStyle?: components["schemas"]["PoseStyle"];
+            lightingStyle?: components["schemas"]["LightingStyle"];
+            fitPreference?: components["schemas"]["FitPreference"];
+            backgroundStyle?: components["schemas"]["BackgroundStyle"];
+            realismLevel?: components["schemas"]["RealismLevel"];
+        };
+        /** @description base64, or a data URL (data:image/…;base64,…) */
+        ImageData: string;
         /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
-        IdempotencyKeyReusedOrInvalidImageError: {
+        TransformationUnprocessableEntityError: {
             /** @enum {boolean} */
             success: false;
             error: {
@@ -611,14 +668,11 @@ export interface components {
                 code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE";
                 message: string;
                 /** @description one entry per offending field */
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description The text, with the format's own field; an image with no text gives text "" */
-        RecognizeTextResponse: {
+        RecognizeTextReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -630,8 +684,7 @@ export interface components {
                 language: string;
                 /** @description 0-100; for a document, the pages' confidence weighted by their characters */
                 confidence: number;
-                /** @enum {string} */
-                outputFormat: "text" | "json" | "hocr" | "tsv";
+                outputFormat: components["schemas"]["OcrOutputFormat"];
                 /** @description milliseconds */
                 processingTime: number;
                 /** @description json only: blocks, lines and words with their boxes */
@@ -678,8 +731,7 @@ export interface components {
                     /** @description the language this page was read in */
                     language: string;
                     confidence: number;
-                    /** @enum {string} */
-                    outputFormat: "text" | "json" | "hocr" | "tsv";
+                    outputFormat: components["schemas"]["OcrOutputFormat"];
                     /** @description json only: blocks, lines and words with their boxes */
                     blocks?: {
                         text: string;
@@ -718,8 +770,25 @@ export interface components {
                 }[];
             };
         };
+        /** @enum {string} */
+        OcrOutputFormat: "text" | "json" | "hocr" | "tsv";
+        /** @description language defaults to auto, outputFormat to text */
+        OcrRequest: {
+            image: components["schemas"]["ImageData"];
+            language?: components["schemas"]["OcrLanguage"];
+            outputFormat?: components["schemas"]["OcrOutputFormat"];
+        };
+        /**
+         * @description auto: the script, then the language, are detected and reported; or a code GET /ocr/languages lists (84 languages), or up to 3 of them joined by "+" (eng+deu). A language the configured engine does not read is a 400 INVALID_REQUEST.
+         * @default auto
+         */
+        OcrLanguage: components["schemas"]["OcrLanguageCode"] | components["schemas"]["CombinedOcrLanguages"];
+        /** @description 3 codes at most, each once */
+        CombinedOcrLanguages: string;
+        /** @enum {string} */
+        OcrLanguageCode: "auto" | "afr" | "amh" | "ara" | "asm" | "aze" | "bel" | "ben" | "bod" | "bos" | "bul" | "cat" | "ceb" | "ces" | "chi_sim" | "chi_tra" | "cym" | "dan" | "deu" | "ell" | "eng" | "epo" | "est" | "eus" | "fas" | "fin" | "fra" | "gle" | "glg" | "guj" | "heb" | "hin" | "hrv" | "hun" | "hye" | "ind" | "isl" | "ita" | "jpn" | "kan" | "kat" | "kaz" | "kir" | "kor" | "lao" | "lat" | "lav" | "lit" | "mal" | "mar" | "mkd" | "mlt" | "mon" | "msa" | "mya" | "nep" | "nld" | "nor" | "ori" | "pan" | "pol" | "por" | "pus" | "ron" | "san" | "sin" | "slk" | "slv" | "spa" | "sqi" | "srp" | "swa" | "swe" | "tam" | "tel" | "tgk" | "tgl" | "tha" | "tur" | "uig" | "ukr" | "urd" | "uzb" | "vie" | "yid";
         /** @description The transformed image, stored; resultUrl works without a key until expiresAt */
-        GenerateImageResponse: {
+        GenerateImageReply: {
             /** @enum {boolean} */
             success: true;
             data: {
@@ -732,8 +801,8 @@ export interface components {
                 resultUrl: string;
                 /** Format: date-time */
                 expiresAt: string;
-                template: string;
-                templateType: string;
+                template: components["schemas"]["TemplateName"];
+                templateType: components["schemas"]["TemplateType"];
                 /** @enum {string} */
                 format: "jpeg" | "png" | "webp" | "avif";
                 width: number;
@@ -742,6 +811,11 @@ export interface components {
                 /** @description milliseconds */
                 processingTime: number;
             };
+        };
+        GenerateImageRequest: {
+            image: components["schemas"]["ImageData"];
+            template: components["schemas"]["TemplateName"];
+            templateType: components["schemas"]["TemplateType"];
         };
     };
     responses: never;
@@ -756,36 +830,45 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description base64, or a data URL (data:image/…;base64,…) */
-                    image: string;
-                    /** @description a template name of GET /templates, e.g. instagram-square */
-                    template: string;
-                    /** @description its type, e.g. social */
-                    templateType: string;
-                };
+                "application/json": components["schemas"]["GenerateImageRequest"];
             };
         };
         responses: {
             /** @description The transformed image, stored; resultUrl works without a key until expiresAt */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenerateImageResponse"];
+                    "application/json": components["schemas"]["GenerateImageReply"];
                 };
             };
             /** @description INVALID_REQUEST */
             400: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -795,24 +878,60 @@ export interface operations {
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description INSUFFICIENT_PERMISSIONS */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
             403: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientPermissionsError"];
+                    "application/json": components["schemas"]["TransformationForbiddenError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
                 };
             };
             /** @description IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -822,6 +941,14 @@ export interface operations {
             /** @description IDEMPOTENCY_RESPONSE_GONE */
             410: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -831,6 +958,14 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -840,6 +975,14 @@ export interface operations {
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -849,24 +992,47 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
             422: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyReusedOrInvalidImageError"];
+                    "application/json": components["schemas"]["TransformationUnprocessableEntityError"];
                 };
             };
             /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QuotaExceededOrRateLimitExceededError"];
+                    "application/json": components["schemas"]["TransformationTooManyRequestsError"];
                 };
             };
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -876,6 +1042,14 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -885,6 +1059,13 @@ export interface operations {
             /** @description PROCESSING_TIMEOUT */
             504: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -897,42 +1078,45 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description base64, or a data URL (data:image/…;base64,…) */
-                    image: string;
-                    /**
-                     * @description auto: the script, then the language, are detected and reported; or a code GET /ocr/languages lists (84 languages), or up to 3 of them joined by "+" (eng+deu)
-                     * @default auto
-                     */
-                    language?: string;
-                    /**
-                     * @default text
-                     * @enum {string}
-                     */
-                    outputFormat?: "text" | "json" | "hocr" | "tsv";
-                };
+                "application/json": components["schemas"]["OcrRequest"];
             };
         };
         responses: {
             /** @description The text, with the format's own field; an image with no text gives text "" */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RecognizeTextResponse"];
+                    "application/json": components["schemas"]["RecognizeTextReply"];
                 };
             };
             /** @description INVALID_REQUEST */
             400: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -942,24 +1126,60 @@ export interface operations {
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description INSUFFICIENT_PERMISSIONS */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
             403: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientPermissionsError"];
+                    "application/json": components["schemas"]["TransformationForbiddenError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
                 };
             };
             /** @description IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -969,6 +1189,14 @@ export interface operations {
             /** @description IDEMPOTENCY_RESPONSE_GONE */
             410: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -978,6 +1206,14 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -987,6 +1223,14 @@ export interface operations {
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -996,24 +1240,47 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
             422: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyReusedOrInvalidImageError"];
+                    "application/json": components["schemas"]["TransformationUnprocessableEntityError"];
                 };
             };
             /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QuotaExceededOrRateLimitExceededError"];
+                    "application/json": components["schemas"]["TransformationTooManyRequestsError"];
                 };
             };
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1023,6 +1290,14 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1032,6 +1307,13 @@ export interface operations {
             /** @description PROCESSING_TIMEOUT */
             504: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1044,66 +1326,45 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description base64, or a data URL (data:image/…;base64,…) */
-                    personImage: string;
-                    /** @description base64 or data URL; a product shot on a plain or transparent background */
-                    clothingImage: string;
-                    settings?: {
-                        /**
-                         * @description original: the person as photographed; mirrored: the whole result flipped left-right (the engine cannot re-pose a body)
-                         * @default original
-                         * @enum {string}
-                         */
-                        poseStyle?: "original" | "mirrored";
-                        /**
-                         * @description original: the photo's own light, untouched outside the garment; studio: brighter, slightly lifted shadows, neutral colour; warm: a warm (amber) colour balance; cool: a cool (blue) colour balance; dramatic: higher contrast with a darkened vignette
-                         * @default original
-                         * @enum {string}
-                         */
-                        lightingStyle?: "original" | "studio" | "warm" | "cool" | "dramatic";
-                        /**
-                         * @description tight: garment narrowed to hug the torso; regular: garment sized to the shoulders and hips; loose: garment widened and lengthened
-                         * @default regular
-                         * @enum {string}
-                         */
-                        fitPreference?: "tight" | "regular" | "loose";
-                        /**
-                         * @description original: the photo's background, unchanged; white: plain white background; studio: light grey studio backdrop with a soft gradient; blur: the photo's background, blurred; transparent: transparent background (PNG with alpha)
-                         * @default original
-                         * @enum {string}
-                         */
-                        backgroundStyle?: "original" | "white" | "studio" | "blur" | "transparent";
-                        /**
-                         * @description draft: flat garment colours with hard edges (fastest); standard: the person's large-scale shading carried onto the garment, soft edges; high: full shading including folds and fine detail, softer edges
-                         * @default standard
-                         * @enum {string}
-                         */
-                        realismLevel?: "draft" | "standard" | "high";
-                    };
-                };
+                "application/json": components["schemas"]["VirtualTryOnRequest"];
             };
         };
         responses: {
             /** @description The composite, stored; settings echoes what was applied, defaults filled in */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VirtualTryOnResponse"];
+                    "application/json": components["schemas"]["VirtualTryOnReply"];
                 };
             };
             /** @description INVALID_REQUEST */
             400: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1113,24 +1374,60 @@ export interface operations {
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description INSUFFICIENT_PERMISSIONS */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
             403: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientPermissionsError"];
+                    "application/json": components["schemas"]["TransformationForbiddenError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
                 };
             };
             /** @description IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1140,6 +1437,14 @@ export interface operations {
             /** @description IDEMPOTENCY_RESPONSE_GONE */
             410: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1149,6 +1454,14 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1158,6 +1471,14 @@ export interface operations {
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1167,24 +1488,47 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or UNSUPPORTED_GARMENT */
             422: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyReusedOrInvalidImageOrMultiplePeopleOrNoGarmentDetectedOrNoPersonDetectedOrUnsupportedGarmentError"];
+                    "application/json": components["schemas"]["TryOnUnprocessableEntityError"];
                 };
             };
             /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QuotaExceededOrRateLimitExceededError"];
+                    "application/json": components["schemas"]["TransformationTooManyRequestsError"];
                 };
             };
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1194,6 +1538,14 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1203,6 +1555,13 @@ export interface operations {
             /** @description PROCESSING_TIMEOUT */
             504: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1223,24 +1582,59 @@ export interface operations {
             /** @description Every template with its type, output and plans */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TemplatesResponse"];
+                    "application/json": components["schemas"]["TemplatesReply"];
                 };
             };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
             /** @description RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1250,6 +1644,13 @@ export interface operations {
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1259,6 +1660,14 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1279,24 +1688,59 @@ export interface operations {
             /** @description auto plus each language code with its name */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OcrLanguagesResponse"];
+                    "application/json": components["schemas"]["OcrLanguagesReply"];
                 };
             };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
             /** @description RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1306,6 +1750,13 @@ export interface operations {
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1315,6 +1766,14 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1335,24 +1794,59 @@ export interface operations {
             /** @description Account, plan, features, this month's quota, rate limit and the calling key */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProfileResponse"];
+                    "application/json": components["schemas"]["ProfileReply"];
                 };
             };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
             /** @description RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1362,6 +1856,13 @@ export interface operations {
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1371,6 +1872,14 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1382,12 +1891,12 @@ export interface operations {
     getResult: {
         parameters: {
             query: {
-                expires: string;
-                signature: string;
+                expires: components["schemas"]["ResultUrlExpiry"];
+                signature: components["schemas"]["ResultUrlSignature"];
             };
             header?: never;
             path: {
-                resultId: string;
+                resultId: components["schemas"]["ResultId"];
             };
             cookie?: never;
         };
@@ -1396,6 +1905,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1408,6 +1922,11 @@ export interface operations {
             /** @description INVALID_SIGNATURE */
             403: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1417,15 +1936,40 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1979,12 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1446,12 +1996,12 @@ export interface operations {
     auditAccount: {
         parameters: {
             query?: {
-                from?: string;
-                to?: string;
+                from?: components["schemas"]["AuditRangeStart"];
+                to?: components["schemas"]["AuditRangeEnd"];
             };
             header?: never;
             path: {
-                accountId: string;
+                accountId: components["schemas"]["AccountId"];
             };
             cookie?: never;
         };
@@ -1460,15 +2010,25 @@ export interface operations {
             /** @description The audit report */
             200: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AuditReportResponse"];
+                    "application/json": components["schemas"]["AuditReportReply"];
                 };
             };
             /** @description INVALID_REQUEST */
             400: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1478,6 +2038,11 @@ export interface operations {
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1487,15 +2052,41 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
             /** @description RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1505,6 +2096,11 @@ export interface operations {
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1514,6 +2110,12 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -27,7 +27,7 @@ export const authenticate = <E = never, R = never>(authorization: string | undef
   });
 
 /**
- * The gate of every keyed request, in the order of decisions.md: the key (401, or 429 once an
+ * The gate of every keyed request, in the order of docs/api-decisions.md: the key (401, or 429 once an
  * address keeps failing), then one token from the key's bucket. The caller reports `rate` in
  * headers whether or not the token was granted.
  */

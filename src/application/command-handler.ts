@@ -1,7 +1,7 @@
 import { Effect, Result, Schedule } from "effect";
 import type { Decider } from "../domain/decider.ts";
 import { DependencyUnavailable } from "../ports/errors.ts";
-import { type ConcurrencyConflict, EventStore, type JsonObject, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
+import { type ConcurrencyConflict, EventStore, type JsonObject, type NewEvent, NO_STREAM, type UndecodableEvent } from "../ports/event-store.ts";
 import { type Actor, ACTOR_METADATA_KEY } from "./actor.ts";
 import { CommandRejected } from "./errors.ts";
 import type { EventCodec } from "./events/event-codec.ts";
@@ -68,34 +68,51 @@ export const loadState = <Command, Event extends DomainEvent, State>(
     return { state, revision };
   });
 
-const decideAndAppend = <Command, Event extends DomainEvent, State>(
+/** A command waiting for its stream's turn, with the context its events record. */
+interface Waiting<Command> {
+  readonly command: Command;
+  readonly context: CommandContext;
+}
+
+/**
+ * Load, then decide the waiting commands one after the other, each on the state the ones before it
+ * left (exactly as if each had its own turn), and append all their events in one append with the
+ * expected revision: one commit for them all. A rejected command appends nothing and changes no
+ * state for the ones after it. Each command gets its own events and the state and revision after them.
+ */
+const decideTogether = <Command, Event extends DomainEvent, State>(
   streamType: StreamType<Command, Event, State>,
   streamName: string,
-  command: Command,
-  context: CommandContext,
-): Effect.Effect<Handled<Event, State>, CommandRejected | ConcurrencyConflict | DependencyUnavailable | UndecodableEvent, EventStore | StreamStateCache> =>
+  waiting: ReadonlyArray<Waiting<Command>>,
+): Effect.Effect<
+  ReadonlyArray<Result.Result<Handled<Event, State>, CommandRejected>>,
+  ConcurrencyConflict | DependencyUnavailable | UndecodableEvent,
+  EventStore | StreamStateCache
+> =>
   Effect.gen(function* () {
     const { decider, codec } = streamType;
-    const store = yield* EventStore;
-    const { state, revision } = yield* loadState(streamType, streamName);
-    const decision = decider.decide(command, state);
-    if (!decision.ok) return yield* new CommandRejected(decision.rejection);
-    if (decision.events.length === 0) return { state, revision, events: [] };
-    const metadata = metadataOf(context);
-    const appended = yield* store.appendToStream(
-      streamName,
-      decision.events.map((event) => codec.encode(event, metadata)),
-      { expectedRevision: revision },
-    );
-    const next = { state: decision.events.reduce(decider.evolve, state), revision: appended.nextExpectedRevision };
-    (yield* StreamStateCache).set(cacheKey(decider, streamName), next);
-    return { ...next, events: decision.events };
+    const loaded = yield* loadState(streamType, streamName);
+    let state = loaded.state;
+    const encoded: Array<NewEvent> = [];
+    const decided = waiting.map(({ command, context }): Result.Result<{ state: State; events: ReadonlyArray<Event>; through: number }, CommandRejected> => {
+      const decision = decider.decide(command, state);
+      if (!decision.ok) return Result.fail(new CommandRejected(decision.rejection));
+      state = decision.events.reduce(decider.evolve, state);
+      const metadata = metadataOf(context);
+      encoded.push(...decision.events.map((event) => codec.encode(event, metadata)));
+      return Result.succeed({ state, events: decision.events, through: encoded.length });
+    });
+    if (encoded.length === 0) return decided.map((outcome) => Result.map(outcome, ({ state, events }) => ({ state, events, revision: loaded.revision })));
+    const appended = yield* (yield* EventStore).appendToStream(streamName, encoded, { expectedRevision: loaded.revision });
+    (yield* StreamStateCache).set(cacheKey(decider, streamName), { state, revision: appended.nextExpectedRevision });
+    return decided.map((outcome) => Result.map(outcome, ({ state, events, through }) => ({ state, events, revision: loaded.revision + through })));
   });
 
 /**
  * Load, decide, append with the expected revision; on a conflict another writer got there
  * first, so decide again on the fresh state. Every event appended records who acted (`context`).
- * This process's commands on one stream take turns (StreamLocks); only other processes race.
+ * This process's commands on one stream take turns, and the commands that wait for a turn are
+ * decided and appended together (StreamLocks); only other processes race.
  */
 export const handleCommand = <Command, Event extends DomainEvent, State>(
   streamType: StreamType<Command, Event, State>,
@@ -104,16 +121,18 @@ export const handleCommand = <Command, Event extends DomainEvent, State>(
   context: CommandContext,
 ): Effect.Effect<Handled<Event, State>, CommandRejected | DependencyUnavailable | UndecodableEvent, EventStore | StreamStateCache | StreamLocks> =>
   Effect.gen(function* () {
-    const { withLock } = yield* StreamLocks;
-    return yield* withLock(streamName)(decideAndAppend(streamType, streamName, command, context));
-  }).pipe(
-    Effect.retry({
-      while: (error) => error._tag === "ConcurrencyConflict",
-      times: 100,
-      schedule: Schedule.spaced("2 millis").pipe(Schedule.jittered),
-    }),
-    // After 100 lost races the stream is hot beyond reason: report it as unavailable, not a crash.
-    Effect.catchTag("ConcurrencyConflict", (conflict) =>
-      Effect.fail(new DependencyUnavailable({ dependency: "event store (write contention)", cause: conflict })),
-    ),
-  );
+    const { together } = yield* StreamLocks;
+    const run = (waiting: ReadonlyArray<Waiting<Command>>) =>
+      decideTogether(streamType, streamName, waiting).pipe(
+        Effect.retry({
+          while: (error) => error._tag === "ConcurrencyConflict",
+          times: 100,
+          schedule: Schedule.spaced("2 millis").pipe(Schedule.jittered),
+        }),
+        // After 100 lost races the stream is hot beyond reason: report it as unavailable, not a crash.
+        Effect.catchTag("ConcurrencyConflict", (conflict) =>
+          Effect.fail(new DependencyUnavailable({ dependency: "event store (write contention)", cause: conflict })),
+        ),
+      );
+    return yield* Effect.fromResult(yield* together(cacheKey(streamType.decider, streamName), { command, context }, run));
+  });

@@ -33,7 +33,7 @@ export class KeyDirectory extends Context.Service<KeyDirectory, KeyDirectoryShap
 /**
  * A key found is remembered this long, so that a busy key costs no projection read per request.
  * A revocation or a plan change still reaches every request within it plus the projection's own
- * lag (at most the 500 ms store poll while the bus is down): inside decisions.md's 1 s.
+ * lag (at most the 500 ms store poll while the bus is down): inside the 1 s of docs/api-decisions.md.
  */
 export const FOUND_KEY_TTL_MS = 200;
 /**

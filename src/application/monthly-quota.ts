@@ -6,7 +6,7 @@ import { Clock } from "../ports/clock.ts";
 import { loadState } from "./command-handler.ts";
 import { quotaLedgerStreamType } from "./events/quota-events.ts";
 
-/** This month's quota of an account, from its ledger (decisions.md: limit/remaining null when unlimited). */
+/** This month's quota of an account, from its ledger (docs/api-decisions.md: limit/remaining null when unlimited). */
 export const monthlyQuota = (accountId: string, planId: PlanId) =>
   Effect.gen(function* () {
     const period = billingPeriodOf((yield* Clock).now());

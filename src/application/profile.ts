@@ -4,7 +4,7 @@ import type { Principal } from "./authenticate.ts";
 import { monthlyQuota } from "./monthly-quota.ts";
 import { ratePolicyOf, ServiceSettings } from "./settings.ts";
 
-/** The calling account, its plan, this month's quota and the key in use (decisions.md). */
+/** The calling account, its plan, this month's quota and the key in use (docs/api-decisions.md). */
 export const getProfile = (principal: Principal) =>
   Effect.gen(function* () {
     const { account, key } = principal;

@@ -3,7 +3,7 @@ import { type PlanId, PLANS, type RatePolicy } from "../domain/plan.ts";
 
 /** Operator-tunable limits the use cases enforce. */
 export interface ServiceSettingsShape {
-  /** Largest decoded image, in bytes (decisions.md: 10 MiB). */
+  /** Largest decoded image, in bytes (docs/api-decisions.md: 10 MiB). */
   readonly maxImageBytes: number;
   /** How long a quota reservation holds a unit if its request never finishes. */
   readonly reservationTtlMs: number;

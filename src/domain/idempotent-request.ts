@@ -1,7 +1,7 @@
 import { accept, type Decider, type Decision, reject } from "./decider.ts";
 
 /**
- * One Idempotency-Key of one account (decisions.md, 2026-11-23): the first request with it runs,
+ * One Idempotency-Key of one account (docs/api-decisions.md): the first request with it runs,
  * and its response is kept for 24 hours; a repeat with the same fingerprint (method, path, body)
  * gets that response again, one with another fingerprint is refused. An attempt holds the key
  * for a lease: if its instance dies, the next repeat takes over once the lease has passed. After

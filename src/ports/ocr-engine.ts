@@ -11,7 +11,7 @@ export const ocrAutoLanguage = "auto";
 export type OcrLanguageRequest = ReadonlyArray<OcrLanguage> | typeof ocrAutoLanguage;
 export const maxCombinedOcrLanguages = 3;
 /** The form of a language request, for documents; the codes themselves are checked by `parseOcrLanguageRequest`. */
-export const ocrLanguageRequestPattern = /^[a-z_]{3,8}(\+[a-z_]{3,8}){0,2}$/;
+export const ocrLanguageRequestPattern = /^[a-z_]{3,8}(\+[a-z_]{3,8}){0,2}$/u;
 
 /** Reads `eng`, `eng+deu` or `auto`; undefined for an unknown code, a repeat, or too many. */
 export const parseOcrLanguageRequest = (text: string): OcrLanguageRequest | undefined => {

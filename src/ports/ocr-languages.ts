@@ -1,5 +1,5 @@
 /**
- * The languages a client may name, as Tesseract language codes (decisions.md): each model ships
+ * The languages a client may name, as Tesseract language codes (docs/api-decisions.md): each model ships
  * on the npm registry as `@tesseract.js-data/<code>`. The name and writing system are shown by
  * GET /api/ocr/languages; the script is what "auto" settles first.
  */

@@ -395,6 +395,58 @@ const eventStoreContract = (target: ContractTarget) =>
         }),
       ));
 
+    it("shows readers of the global order no gap and no reordering while many writers append to streams of their own", () =>
+      withStores(3, (stores, stream) =>
+        Effect.gen(function* () {
+          const head = yield* headPosition(stores[0]!);
+          const writersPerInstance = 4;
+          const appendsPerWriter = 25;
+          // Batches of 1 to 3 events, so that a batch's positions can be overtaken mid-way too.
+          const batchOf = (i: number) => 1 + (i % 3);
+          const total = stores.length * writersPerInstance * Array.from({ length: appendsPerWriter }, (_, i) => batchOf(i)).reduce((a, b) => a + b, 0);
+          const followed: Array<RecordedEvent> = [];
+          yield* stores[0]!.follow({ after: head }).pipe(
+            Stream.runForEach((e) => Effect.sync(() => followed.push(e))),
+            Effect.forkChild,
+          );
+          // A reader as a projection reads: small pages from its own last position, on another instance.
+          const paged: Array<RecordedEvent> = [];
+          yield* Effect.gen(function* () {
+            for (;;) {
+              const page = yield* stores[2]!.readAll({ after: paged.at(-1)?.globalPosition ?? head, limit: 7 });
+              paged.push(...page);
+              if (page.length === 0) yield* Effect.sleep("2 millis");
+            }
+          }).pipe(Effect.forkChild);
+          yield* Effect.forEach(
+            Array.from({ length: stores.length * writersPerInstance }, (_, w) => w),
+            (w) =>
+              Effect.forEach(
+                Array.from({ length: appendsPerWriter }, (_, i) => i),
+                (i) =>
+                  stores[w % stores.length]!.appendToStream(
+                    stream(`own${w}`),
+                    Array.from({ length: batchOf(i) }, (_, k) => event("Owned", { w, i, k })),
+                    { expectedRevision: Array.from({ length: i }, (_, j) => batchOf(j)).reduce((a, b) => a + b, 0) - 1 },
+                  ),
+                { discard: true },
+              ),
+            { concurrency: "unbounded", discard: true },
+          );
+          const stored = yield* readAllAfter(stores[1]!, head);
+          expect(stored).toHaveLength(total);
+          // Both readers get until they have reached the newest event; one that skipped an event then shows it missing.
+          const newest = stored.at(-1)!.globalPosition;
+          const reached = (seen: ReadonlyArray<RecordedEvent>) => (seen.at(-1)?.globalPosition ?? head) >= newest;
+          for (const deadline = Date.now() + 20_000; !(reached(followed) && reached(paged)) && Date.now() < deadline;) yield* Effect.sleep("5 millis");
+          for (const seen of [followed, paged]) {
+            // Exactly once each, in the order of their positions: what a reader continues after is never passed by a later commit.
+            expect(seen.map((e) => e.eventId)).toEqual(stored.map((e) => e.eventId));
+            expectStrictlyIncreasing(seen.map((e) => e.globalPosition));
+          }
+        }),
+      ));
+
     it("appends a batch atomically: concurrent batches never interleave", () =>
       withStores(2, (stores, stream) =>
         Effect.gen(function* () {

@@ -170,7 +170,7 @@ describe("itsctl audit", () => {
       expect(refused.json.error.code).toBe("UNAUTHORIZED");
     }
     const documented = await service.client.request("GET", "/api/openapi.json");
-    expect(documented.json.paths["/audit/accounts/{accountId}"].get.security).toEqual([{ operator: [] }]);
+    expect(documented.json.paths["/audit/accounts/{accountId}"].get.security).toEqual([{ operatorToken: [] }]);
   });
 
   it("exits non-zero and names the difference once a projection row is corrupted by hand", async () => {

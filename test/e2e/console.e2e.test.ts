@@ -13,7 +13,7 @@ import { itsctl, type ServiceProcess, startService } from "../support/service-pr
 let service: ServiceProcess;
 let browser: Browser;
 const PASSWORD = "correct horse battery staple";
-/** The default key cap (decisions.md: "default cap 20"). */
+/** The default key cap (docs/api-decisions.md: "default cap 20"). */
 const MAX_KEYS = 20;
 const SCREENSHOTS = process.env["CONSOLE_SCREENSHOTS"] === "1" ? path.resolve(import.meta.dirname, "../../docs") : undefined;
 

@@ -396,6 +396,92 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("gives a second generator (@hey-api/openapi-ts, offline) a named type for every body and header, and no anonymous one", async () => {
+    const document = await served();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "its-hey-api-"));
+    try {
+      fs.writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(document));
+      // A local file in, files out: the generator needs no network.
+      await promisify(execFile)(
+        process.execPath,
+        [path.join(ROOT, "node_modules/@hey-api/openapi-ts/bin/run.js"), "-i", "openapi.json", "-o", "client", "-p", "@hey-api/typescript"],
+        { cwd: dir },
+      );
+      const types = fs.readFileSync(path.join(dir, "client/types.gen.ts"), "utf8");
+      const exported = new Set([...types.matchAll(/^export type (\w+) =/gm)].map((match) => match[1]!));
+      const components = Object.keys(document.components.schemas as object);
+      // Every component keeps its name; none is renamed for a clash with an operation's types (GenerateImageResponse2).
+      expect(components.filter((name) => !exported.has(name))).toEqual([]);
+      expect([...exported].filter((name) => /\d$|Inline/.test(name))).toEqual([]);
+      type Operation = {
+        operationId: string;
+        requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+        parameters: Array<{ name: string; schema: { $ref?: string } }>;
+        responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, { schema: { $ref?: string } }> }>;
+      };
+      const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap((item) => Object.values(item));
+      const named = (where: string, schema: { $ref?: string }) => expect(schema.$ref, where).toMatch(/^#\/components\/schemas\/\w+$/);
+      for (const op of operations) {
+        for (const media of Object.values(op.requestBody?.content ?? {})) named(`${op.operationId} body`, media.schema);
+        for (const parameter of op.parameters) named(`${op.operationId} ${parameter.name}`, parameter.schema);
+        for (const [status, response] of Object.entries(op.responses)) {
+          const json = response.content?.["application/json"];
+          if (json) named(`${op.operationId} ${status}`, json.schema);
+          for (const [name, header] of Object.entries(response.headers ?? {})) named(`${op.operationId} ${status} ${name}`, header.schema);
+        }
+        // Each operation's statuses map to those named types, nothing written out in place.
+        const pascal = op.operationId[0]!.toUpperCase() + op.operationId.slice(1);
+        for (const block of ["Errors", "Responses"]) {
+          const body = new RegExp(`^export type ${pascal}${block} = \\{\\n([\\s\\S]*?)^\\};`, "m").exec(types)?.[1] ?? "";
+          const entries = [...body.matchAll(/^ {4}(\d{3}): (.+);$/gm)].map((match) => match[2]!);
+          expect(entries.length, `${pascal}${block}`).toBeGreaterThan(0);
+          for (const type of entries) expect(exported.has(type) || type === "Blob | File", `${pascal}${block}: ${type}`).toBe(true);
+        }
+      }
+      // And they compile under the strictest settings.
+      await promisify(execFile)(
+        process.execPath,
+        [
+          path.join(ROOT, "node_modules/typescript/bin/tsc"),
+          "--noEmit",
+          "--strict",
+          "--target",
+          "es2022",
+          "--moduleResolution",
+          "bundler",
+          "--module",
+          "esnext",
+          "client/index.ts",
+        ],
+        { cwd: dir },
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("answers every method an operation does not take with 405 and the Allow header the document declares", async () => {
+    const document = await served();
+    const { keys } = await provisionAccount(service.env, "free");
+    const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> }>>;
+    let tried = 0;
+    for (const [template, item] of Object.entries(paths)) {
+      const taken = Object.keys(item).map((method) => method.toUpperCase());
+      const concrete = `/api${template.replace(/\{\w+\}/g, "x")}`;
+      for (const method of methods.filter((m) => !taken.includes(m))) {
+        // The client checks the reply against the document: a 405 or an Allow it does not declare fails here.
+        const reply = await service.client.request(method, concrete, { key: keys[0]!.key });
+        expect({ method, template, status: reply.status, code: reply.json.error.code }).toEqual({ method, template, status: 405, code: "METHOD_NOT_ALLOWED" });
+        const allowed = String(reply.headers["allow"]).split(", ");
+        expect(allowed.filter((m) => m !== "HEAD").sort(), `${method} ${template}`).toEqual([...taken].sort());
+        for (const operation of Object.values(item)) expect(operation.responses["405"]?.headers?.["Allow"]?.required, template).toBe(true);
+        tried++;
+      }
+    }
+    expect(tried).toBeGreaterThanOrEqual(30);
+  });
+
   it("is what every e2e reply is checked against: a reply of the wrong shape fails", async () => {
     const { keys } = await provisionAccount(service.env, "free");
     const reply = await generate(keys[0]!.key);
@@ -411,6 +497,14 @@ describe("the OpenAPI document", () => {
     expect(checked({ success: true, data: { ...reply.json.data, width: "1080" } })).toThrow(/width/);
     expect(checked({ success: false, error: { code: "NOT_A_CODE", message: "x" } }, 400)).toThrow(ContractViolation);
     expect(checked({ success: false, error: { code: "INVALID_REQUEST", message: "x" } }, 418)).toThrow(/no such status/);
+    // Headers: each declared one must be there when required and match its schema; an undeclared one fails.
+    const headers = reply.headers as Record<string, string>;
+    const withHeaders = (changed: Record<string, string | undefined>) => () =>
+      check({ method: "POST", path: "/api/generate", status: 200, contentType: "application/json", json: reply.json, headers: { ...headers, ...changed } });
+    expect(withHeaders({})).not.toThrow();
+    expect(withHeaders({ "x-request-id": undefined })).toThrow(/x-request-id is missing/i);
+    expect(withHeaders({ ratelimit: "15 left" })).toThrow(/ratelimit/i);
+    expect(withHeaders({ "x-powered-by": "koa" })).toThrow(/not declared/);
   });
 });
 

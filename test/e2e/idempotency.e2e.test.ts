@@ -8,7 +8,7 @@ import { postgresUrl } from "../support/postgres.ts";
 import { makeDataDir, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
- * Idempotency-Key (decisions.md, 2026-11-23) and client disconnects, on two service processes that
+ * Idempotency-Key (docs/api-decisions.md) and client disconnects, on two service processes that
  * share one PostgreSQL event store (a fresh schema): a retry is answered from the first response and
  * charged once, whichever instance it reaches; a client that leaves stops the work it paid for.
  */

@@ -49,7 +49,7 @@ const identityOf = async (schema: string) => {
 
 const profileStatus = async (service: ServiceProcess, key: string) => (await service.client.request("GET", "/api/user/profile", { key })).status;
 
-/** How long a new key, made with itsctl, takes to work (decisions.md: at once); and the key. */
+/** How long a new key, made with itsctl, takes to work (docs/api-decisions.md: at once); and the key. */
 const newKeyWorksAfter = async (service: ServiceProcess, keyCount = 1) => {
   const { keys } = await provisionAccount(service.env, "pro", keyCount);
   const made = Date.now();

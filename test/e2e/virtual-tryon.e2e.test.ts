@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
-/** POST /api/virtual-tryon through real HTTPS against the service process (spec 2.3/2.4, decisions.md). */
+/** POST /api/virtual-tryon through real HTTPS against the service process (docs/api-decisions.md). */
 let service: ServiceProcess;
 let personImage: string;
 let clothingImage: string;
@@ -19,7 +19,7 @@ const tryOn = (key: string, body: unknown) => service.client.request("POST", "/a
 const used = async (key: string) => (await service.client.request("GET", "/api/user/profile", { key })).json.data.quota.used as number;
 
 describe("POST /api/virtual-tryon", () => {
-  it("answers a pro key with spec 2.4's shape; the result has the person image's size", async () => {
+  it("answers a pro key with the documented shape; the result has the person image's size", async () => {
     const { keys } = await provisionAccount(service.env, "pro");
     const key = keys[0]!.key;
     const reply = await tryOn(key, { personImage, clothingImage, settings: { fitPreference: "loose" } });

@@ -221,9 +221,9 @@ const together = (operation: string): fc.Arbitrary<Record<string, unknown>> => {
 const credential = (security: Operation["security"]): fc.Arbitrary<string | undefined> => {
   const scheme = Object.keys(security?.[0] ?? {})[0];
   const wrong = fc.constantFrom(undefined, "its_abc_def", "garbage", `its_${"a".repeat(5000)}`, "Bearer");
-  if (scheme === "operator")
+  if (scheme === "operatorToken")
     return fc.oneof({ arbitrary: fc.constant(OPERATOR_TOKEN), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constantFrom(...keys)), weight: 1 });
-  if (scheme === "bearer")
+  if (scheme === "apiKey")
     return fc.oneof({ arbitrary: fc.constantFrom(...keys), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constant(OPERATOR_TOKEN)), weight: 1 });
   return fc.constantFrom(undefined, keys[0]);
 };

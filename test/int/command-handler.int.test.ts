@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Context, Effect, Layer, ManagedRuntime, type Scope } from "effect";
+import { Context, Effect, Fiber, Layer, ManagedRuntime, type Scope } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
@@ -61,6 +61,74 @@ describe("command handling with cached stream state", () => {
     const { state, revision } = await run(b, loadState(quotaLedgerStreamType, stream));
     expect(revision).toBe(3);
     expect(state.reservations.size).toBe(3);
+  });
+
+  it("decides the commands waiting for a stream's turn one after the other, and appends their events together", async () => {
+    const appends: Array<number> = [];
+    // A store whose appends take a while, as a networked one's commits do, so that commands queue behind one.
+    const slow = Layer.effect(EventStore)(
+      Effect.map(EventStore, (store) => ({
+        ...store,
+        appendToStream: (...args: Parameters<EventStoreShape["appendToStream"]>) =>
+          Effect.sleep("20 millis").pipe(Effect.andThen(Effect.sync(() => appends.push(args[1].length))), Effect.andThen(store.appendToStream(...args))),
+      })),
+    ).pipe(Layer.provide(inMemoryEventStoreLayer({ storage: makeInMemoryEventStorage() })));
+    const runtime = ManagedRuntime.make(Layer.mergeAll(slow, lruStreamStateCache(), inProcessStreamLocks));
+    const stream = "quota-acc-2026-12";
+    const requests = Array.from({ length: 10 }, (_, i) => `r${i}`);
+    const outcomes = await runtime.runPromise(
+      Effect.all(
+        [
+          ...requests.map((requestId) => handleCommand(quotaLedgerStreamType, stream, reserve(requestId), { ...byTest, requestId })),
+          // Committing a reservation that does not exist is refused; the commands around it carry on.
+          handleCommand(quotaLedgerStreamType, stream, { type: "CommitQuota", requestId: "unknown", now }, byTest),
+        ].map((command) => Effect.result(command)),
+        { concurrency: "unbounded" },
+      ),
+    );
+    // The first command had the turn alone; the ten behind it went together in one append.
+    expect(appends).toEqual([1, 9]);
+    const handled = outcomes.slice(0, 10).map((outcome) => (outcome._tag === "Success" ? outcome.success : undefined));
+    // Exactly as one at a time: the limit of 3 holds, each command gets its own event, revision and state after it.
+    expect(handled.map((h) => h?.events.map((e) => [e.type, e.data.requestId]))).toEqual(
+      requests.map((requestId, i) => [[i < 3 ? "QuotaReserved" : "QuotaReservationRefused", requestId]]),
+    );
+    expect(handled.map((h) => h?.revision)).toEqual(requests.map((_, i) => i));
+    expect(handled.map((h) => h?.state.reservations.size)).toEqual(requests.map((_, i) => Math.min(i + 1, 3)));
+    expect(outcomes[10]).toMatchObject({ _tag: "Failure", failure: { _tag: "CommandRejected" } });
+    const stored = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
+    expect(stored.map((e) => [e.streamRevision, e.metadata["requestId"]])).toEqual(requests.map((requestId, i) => [i, requestId]));
+    await runtime.dispose();
+  });
+
+  it("runs no command whose caller gave up while it waited for the turn", async () => {
+    const storage = makeInMemoryEventStorage();
+    const slow = Layer.effect(EventStore)(
+      Effect.map(EventStore, (store) => ({
+        ...store,
+        appendToStream: (...args: Parameters<EventStoreShape["appendToStream"]>) =>
+          Effect.sleep("30 millis").pipe(Effect.andThen(store.appendToStream(...args))),
+      })),
+    ).pipe(Layer.provide(inMemoryEventStoreLayer({ storage })));
+    const runtime = ManagedRuntime.make(Layer.mergeAll(slow, lruStreamStateCache(), inProcessStreamLocks));
+    const stream = "quota-acc-2027-01";
+    const command = (requestId: string) => handleCommand(quotaLedgerStreamType, stream, reserve(requestId), { ...byTest, requestId });
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const first = yield* Effect.forkChild(command("first"));
+        yield* Effect.sleep("5 millis");
+        const abandoned = yield* Effect.forkChild(command("abandoned"));
+        yield* Effect.sleep("5 millis");
+        yield* Fiber.interrupt(abandoned);
+        // Queued behind the first while it still holds the turn, as the abandoned one was.
+        const after = yield* Effect.forkChild(command("after"));
+        yield* Fiber.join(first);
+        yield* Fiber.join(after);
+      }),
+    );
+    const stored = await runtime.runPromise(Effect.flatMap(EventStore, (store) => store.readStream(stream)));
+    expect(stored.map((e) => e.metadata["requestId"])).toEqual(["first", "after"]);
+    await runtime.dispose();
   });
 });
 

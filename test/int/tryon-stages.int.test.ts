@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeRaw } from "../../src/adapters/imaging/raw-image.ts";
+import { decodeRaw } from "../../src/adapters/image/raw-decoding.ts";
 import { readPackagedModelFile, SELFIE_SEGMENTATION_TFLITE } from "../../src/adapters/models/packaged-models.ts";
 import { readTfliteModel } from "../../src/adapters/onnx/tflite-model.ts";
 import { tfliteToOnnx } from "../../src/adapters/onnx/tflite-to-onnx.ts";

@@ -60,7 +60,14 @@ export class HttpsClient {
   }
 
   async #checked(method: string, path: string, reply: Reply): Promise<Reply> {
-    (await this.contract())({ method, path, status: reply.status, contentType: String(reply.headers["content-type"] ?? ""), json: reply.json });
+    (await this.contract())({
+      method,
+      path,
+      status: reply.status,
+      contentType: String(reply.headers["content-type"] ?? ""),
+      json: reply.json,
+      headers: reply.headers,
+    });
     return reply;
   }
 

@@ -6,6 +6,8 @@ import addFormats from "ajv-formats";
  * dialect of OpenAPI 3.1): the operation is found by method and path template, then the response by
  * status and content type, and a JSON body must match its schema. Every e2e request goes through
  * it (https-client.ts), so a response the document does not describe fails the test that got it.
+ * Headers too: each one the response declares must be there when required and match its schema,
+ * and any other header but the transport's own is a header the document does not declare.
  */
 export interface CheckedReply {
   readonly method: string;
@@ -14,11 +16,32 @@ export interface CheckedReply {
   readonly status: number;
   readonly contentType: string;
   readonly json: unknown;
+  /** The reply's headers, names in lower case (as Node gives them); absent: not checked. */
+  readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>;
+}
+
+/** Headers of the connection and the message itself, which no API document declares. */
+const TRANSPORT_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive", "transfer-encoding"]);
+
+interface DeclaredHeader {
+  readonly required?: boolean;
+  readonly schema: unknown;
 }
 
 interface OpenApiDocument {
   readonly servers: ReadonlyArray<{ readonly url: string }>;
-  readonly paths: Record<string, Record<string, { readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: unknown }> }> }>>;
+  readonly paths: Record<
+    string,
+    Record<
+      string,
+      {
+        readonly responses: Record<
+          string,
+          { readonly content?: Record<string, { readonly schema: unknown }>; readonly headers?: Record<string, DeclaredHeader> }
+        >;
+      }
+    >
+  >;
 }
 
 const DOCUMENT_ID = "https://contract.test/openapi.json";
@@ -27,6 +50,8 @@ const pointer = (...segments: ReadonlyArray<string>) => segments.map((s) => s.re
 
 const schemaRef = (template: string, method: string, status: string, mediaType: string) =>
   `${DOCUMENT_ID}#/${pointer("paths", template, method, "responses", status, "content", mediaType, "schema")}`;
+const headerRef = (template: string, method: string, status: string, name: string) =>
+  `${DOCUMENT_ID}#/${pointer("paths", template, method, "responses", status, "headers", name, "schema")}`;
 
 export class ContractViolation extends Error {}
 
@@ -45,6 +70,10 @@ export const makeOpenApiValidator = (document: unknown) => {
   for (const [template, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       for (const [status, response] of Object.entries(operation.responses)) {
+        for (const name of Object.keys(response.headers ?? {})) {
+          const ref = headerRef(template, method, status, name);
+          compiled.set(ref, ajv.compile({ $ref: ref }));
+        }
         for (const mediaType of Object.keys(response.content ?? {}).filter((type) => type.endsWith("json"))) {
           const ref = schemaRef(template, method, status, mediaType);
           compiled.set(ref, ajv.compile({ $ref: ref }));
@@ -52,6 +81,28 @@ export const makeOpenApiValidator = (document: unknown) => {
       }
     }
   }
+
+  const checkHeaders = (
+    where: string,
+    template: string,
+    method: string,
+    status: string,
+    declared: Record<string, DeclaredHeader>,
+    sent: NonNullable<CheckedReply["headers"]>,
+  ) => {
+    const byName = new Map(Object.entries(declared).map(([name, header]) => [name.toLowerCase(), { name, header }]));
+    for (const [name, { header }] of byName)
+      if (header.required === true && sent[name] === undefined) throw new ContractViolation(`${where}: the header ${name} is missing`);
+    for (const [name, value] of Object.entries(sent)) {
+      if (value === undefined || TRANSPORT_HEADERS.has(name)) continue;
+      const found = byName.get(name);
+      if (found === undefined) throw new ContractViolation(`${where}: the header ${name} is not declared`);
+      const validate = compiled.get(headerRef(template, method, status, found.name))!;
+      for (const one of typeof value === "string" ? [value] : value) {
+        if (!validate(one)) throw new ContractViolation(`${where}: the header ${name}: ${JSON.stringify(one)} ${ajv.errorsText(validate.errors)}`);
+      }
+    }
+  };
 
   /** Throws a ContractViolation naming what differs; replies to paths the document does not list pass. */
   return (reply: CheckedReply): void => {
@@ -65,6 +116,7 @@ export const makeOpenApiValidator = (document: unknown) => {
     const where = `${reply.method} ${template} → ${reply.status}`;
     const response = operation.responses[String(reply.status)];
     if (response === undefined) throw new ContractViolation(`${where}: the document lists no such status (${Object.keys(operation.responses).join(", ")})`);
+    if (reply.headers !== undefined) checkHeaders(where, template, method, String(reply.status), response.headers ?? {}, reply.headers);
     const mediaType = reply.contentType.split(";")[0]!.trim();
     if (response.content === undefined) return;
     if (!(mediaType in response.content))

@@ -19,24 +19,24 @@ const grey = [0, 255, 128, 255, 0, 255];
 
 describe("PNM", () => {
   it("reads the same 3×2 grey image from P2 (text), P5 (binary) and P5 at 16 bits", () => {
-    expect([...pnm(bytes("P2\n# a comment\n3 2\n255\n0 255 128\n255 0 255\n")).pixels]).toEqual(grey);
-    expect([...pnm(bytes("P5 3 2 255\n", grey)).pixels]).toEqual(grey);
+    expect([...pnm(bytes("P2\n# a comment\n3 2\n255\n0 255 128\n255 0 255\n")).data]).toEqual(grey);
+    expect([...pnm(bytes("P5 3 2 255\n", grey)).data]).toEqual(grey);
     const sixteen = grey.flatMap((v) => [((v * 257) >> 8) & 255, (v * 257) & 255]);
-    expect([...pnm(bytes("P5\n3 2\n65535\n", sixteen)).pixels]).toEqual(grey);
+    expect([...pnm(bytes("P5\n3 2\n65535\n", sixteen)).data]).toEqual(grey);
   });
 
   it("reads PBM bits (1 is black) from P1, with or without spaces, and from P4 rows padded to bytes", () => {
     const expected = [0, 255, 0, 255, 0, 255];
-    expect([...pnm(bytes("P1\n3 2\n1 0 1\n0 1 0\n")).pixels]).toEqual(expected);
-    expect([...pnm(bytes("P1\n3 2\n101010\n")).pixels]).toEqual(expected);
-    expect([...pnm(bytes("P4\n3 2\n", [0b10100000, 0b01000000])).pixels]).toEqual(expected);
+    expect([...pnm(bytes("P1\n3 2\n1 0 1\n0 1 0\n")).data]).toEqual(expected);
+    expect([...pnm(bytes("P1\n3 2\n101010\n")).data]).toEqual(expected);
+    expect([...pnm(bytes("P4\n3 2\n", [0b10100000, 0b01000000])).data]).toEqual(expected);
   });
 
   it("reads P3 and P6 colour with a small maxval, scaled to 0-255", () => {
     const p3 = pnm(bytes("P3 1 2 15\n15 0 0\n0 15 7\n"));
     expect(p3.channels).toBe(3);
-    expect([...p3.pixels]).toEqual([255, 0, 0, 0, 255, 119]);
-    expect([...pnm(bytes("P6 1 2 15\n", [15, 0, 0, 0, 15, 7])).pixels]).toEqual([255, 0, 0, 0, 255, 119]);
+    expect([...p3.data]).toEqual([255, 0, 0, 0, 255, 119]);
+    expect([...pnm(bytes("P6 1 2 15\n", [15, 0, 0, 0, 15, 7])).data]).toEqual([255, 0, 0, 0, 255, 119]);
   });
 
   it("refuses, from the header alone, sizes over the pixel limit, a maxval out of range, truncated pixels and runaway headers", () => {
@@ -87,7 +87,7 @@ const bmp = (options: {
 const decodeBmp = (data: Uint8Array) => {
   const reading = readBmpHeader(data, maxPixels);
   if (!reading.ok) throw new Error(reading.message);
-  return [...decodeBmpPixels(data, reading.header).pixels];
+  return [...decodeBmpPixels(data, reading.header).data];
 };
 
 /** 2×2: red, green (top row); blue, white (bottom row). */
@@ -224,7 +224,7 @@ describe("any bytes", () => {
         pnmDecoded++;
         // Text pixels may be too few or malformed: that, and only that, is a throw.
         try {
-          expect(decodePnmPixels(data, reading.header).pixels.length).toBeLessThanOrEqual(small * 3);
+          expect(decodePnmPixels(data, reading.header).data.length).toBeLessThanOrEqual(small * 3);
         } catch (error) {
           expect(reading.header.binary).toBe(false);
           expect(String(error)).toMatch(/fewer pixels/);
@@ -271,7 +271,7 @@ describe("any bytes", () => {
         if (!reading.ok) return;
         decoded++;
         expect(reading.header.width * reading.header.height).toBeLessThanOrEqual(small);
-        expect(decodeBmpPixels(data, reading.header).pixels.length).toBe(reading.header.width * reading.header.height * 3);
+        expect(decodeBmpPixels(data, reading.header).data.length).toBe(reading.header.width * reading.header.height * 3);
       }),
       { numRuns: 5000 },
     );

@@ -1,20 +1,57 @@
 #!/usr/bin/env bash
-# The Debian packages the test suite renders with and validates against. `npm test` runs this first,
-# so the README's two commands work on a fresh machine: fonts for the generated OCR corpus (Latin, CJK,
-# Arabic); docker-compose validates the compose file; chromium runs the console's browser tests (driven
-# by playwright-core); prometheus carries promtool, which checks a scrape of the metrics endpoint; the
-# native tesseract CLI (English, OSD, traditional Chinese) is the baseline the held-out OCR pages are
-# compared with. Missing ones are installed when this user may (root, or sudo without a password);
-# otherwise the script names them and stops, since the suite would fail on them later and less clearly.
+# What the test suite needs from the machine besides npm, checked by what it does rather than by
+# package name, and installed from Debian where missing. `npm test` runs this first, so the README's
+# two commands work on a fresh machine:
+#   - fonts for the generated OCR corpus: Latin, CJK and Arabic (fontconfig, DejaVu, Noto);
+#   - chromium, which runs the console's browser tests (driven by playwright-core);
+#   - the tesseract CLI with English, OSD and traditional Chinese: the native baseline the held-out
+#     OCR pages are compared with;
+#   - docker-compose, which validates the compose file;
+#   - promtool (in prometheus), which checks a scrape of the metrics endpoint.
+# Each run says what it found. Missing ones are installed when this user may (root, or sudo without
+# a password); otherwise the script names them and stops, since the suite would fail on them later
+# and less clearly.
 set -euo pipefail
 
-packages=(fontconfig fonts-dejavu-core fonts-noto-cjk fonts-noto-core docker-compose chromium prometheus tesseract-ocr tesseract-ocr-chi-tra)
-missing=()
-for package in "${packages[@]}"; do dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package"); done
-[ ${#missing[@]} -eq 0 ] && exit 0
+has() { command -v "$1" >/dev/null 2>&1; }
+font() { has fc-list && fc-list ":family=$1" family | grep -q .; }
+tesseract_reads() { has tesseract && tesseract --list-langs 2>/dev/null | grep -qx "$1"; }
+chromium_found() { has chromium || has chromium-browser; }
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "system-packages: the tests need these Debian packages, and this machine has no apt-get: ${missing[*]}" >&2
+# need "what it is" "check" "Debian packages"
+needs=(
+  "fonts (DejaVu Sans)|font 'DejaVu Sans'|fontconfig fonts-dejavu-core"
+  "fonts (Noto Sans CJK)|font 'Noto Sans CJK JP'|fontconfig fonts-noto-cjk"
+  "fonts (Noto Arabic)|font 'Noto Sans Arabic' || font 'Noto Naskh Arabic'|fontconfig fonts-noto-core"
+  "chromium|chromium_found|chromium"
+  "tesseract CLI with eng|tesseract_reads eng|tesseract-ocr tesseract-ocr-eng"
+  "tesseract CLI with osd|tesseract_reads osd|tesseract-ocr tesseract-ocr-osd"
+  "tesseract CLI with chi_tra|tesseract_reads chi_tra|tesseract-ocr tesseract-ocr-chi-tra"
+  "docker-compose|has docker-compose|docker-compose"
+  "promtool|has promtool|prometheus"
+)
+
+check() {
+  missing_what=()
+  missing_packages=()
+  for need in "${needs[@]}"; do
+    IFS='|' read -r what test packages <<<"$need"
+    if ! eval "$test"; then
+      missing_what+=("$what")
+      for package in $packages; do [[ " ${missing_packages[*]} " == *" $package "* ]] || missing_packages+=("$package"); done
+    fi
+  done
+}
+
+check
+if [ ${#missing_what[@]} -eq 0 ]; then
+  echo "system-packages: present: fonts (Latin, CJK, Arabic), chromium, tesseract CLI (eng, osd, chi_tra), docker-compose, promtool"
+  exit 0
+fi
+
+echo "system-packages: missing: $(IFS=,; echo "${missing_what[*]}" | sed 's/,/, /g')"
+if ! has apt-get; then
+  echo "system-packages: the tests need these Debian packages, and this machine has no apt-get: ${missing_packages[*]}" >&2
   exit 1
 fi
 if [ "$(id -u)" -eq 0 ]; then
@@ -23,10 +60,15 @@ elif sudo -n true 2>/dev/null; then
   as_root=(sudo -n)
 else
   echo "system-packages: the tests need these Debian packages; install them as root, then run npm test again:" >&2
-  echo "  apt-get install --no-install-recommends ${missing[*]}" >&2
+  echo "  apt-get install --no-install-recommends ${missing_packages[*]}" >&2
   exit 1
 fi
-echo "system-packages: installing what the tests need from Debian: ${missing[*]}"
+echo "system-packages: installing from Debian: ${missing_packages[*]}"
 "${as_root[@]}" apt-get update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "system-packages: installed ${missing[*]}"
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
+check
+if [ ${#missing_what[@]} -gt 0 ]; then
+  echo "system-packages: still missing after installing: ${missing_what[*]}" >&2
+  exit 1
+fi
+echo "system-packages: installed ${missing_packages[*]}; everything the tests need is present"

@@ -1,5 +1,5 @@
 import { describeActor } from "../../application/actor.ts";
-import type { AuditReport } from "../../application/audit.ts";
+import type { AuditReport } from "../../application/audit-report.ts";
 import type { LedgerVerification } from "../../application/ledger/verify-ledger.ts";
 
 /** The audit report as an operator reads it in a terminal: the history, the totals, then the checks. */

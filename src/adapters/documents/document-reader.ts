@@ -7,7 +7,7 @@ import { ImageInspector, type ImageInspectorShape } from "../../ports/image-insp
 import { makeEngineCapacity } from "../engine-capacity.ts";
 import { looksLikeBmp, readBmpHeader } from "../image/bmp-decoding.ts";
 import { looksLikePnm, readPnmHeader } from "../image/pnm-decoding.ts";
-import type { HeaderReading, RawRaster } from "../image/raw-raster.ts";
+import type { HeaderReading, Raster } from "../image/raster.ts";
 import { sniffImageFormat } from "../image/sniff-image-format.ts";
 import { mebibytes, pdfPageCostBytes } from "./document-memory.ts";
 import type { DocumentJobResult } from "./document-thread.ts";
@@ -42,8 +42,8 @@ const pdfInspectDeadlineMs = 600;
 const threadIdleMs = 60_000;
 
 /** Pages handed to the OCR engine: PNG, fast compression. */
-const pngOf = (raster: RawRaster | (RenderedPage & { readonly channels?: 1 | 3 })) =>
-  sharp(raster.pixels, { raw: { width: raster.width, height: raster.height, channels: raster.channels ?? 1 } })
+const pngOf = (raster: Raster<1 | 3>) =>
+  sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } })
     .png({ compressionLevel: 1, adaptiveFiltering: false })
     .toBuffer();
 
@@ -85,7 +85,7 @@ export const makeDocumentReader = (inspector: ImageInspectorShape, thread: Docum
     Effect.gen(function* () {
       if (!reading.ok) return yield* new InvalidImage({ message: reading.message });
       const job = { kind, bytes, header: reading.header } as Parameters<DocumentThread["run"]>[0];
-      const raster = yield* onThread<RawRaster>(job, deadlineMs, threadFailure(kind, engineTimeout));
+      const raster = yield* onThread<Raster<1 | 3>>(job, deadlineMs, threadFailure(kind, engineTimeout));
       const png = yield* Effect.tryPromise({ try: () => pngOf(raster), catch: (cause) => new DependencyUnavailable({ dependency: "sharp", cause }) });
       return asValidated(png, raster.width, raster.height);
     });

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type BmpHeader, decodeBmpPixels } from "../image/bmp-decoding.ts";
 import { decodePnmPixels, type PnmHeader } from "../image/pnm-decoding.ts";
-import type { RawRaster } from "../image/raw-raster.ts";
+import type { Raster } from "../image/raster.ts";
 import { type InspectedPdf, inspectPdf, loadPdfium, pdfiumCondition, type RenderedPage, renderPdfPage, UnreadableDocument } from "./pdfium-documents.ts";
 
 /**
@@ -24,7 +24,7 @@ export type DocumentJob =
   | { readonly id: number; readonly kind: "pdf-inspect"; readonly bytes: Uint8Array }
   | { readonly id: number; readonly kind: "pdf-render"; readonly bytes: Uint8Array; readonly page: number; readonly dpi: number; readonly maxPixels: number };
 
-export type DocumentJobResult = RawRaster | RenderedPage | InspectedPdf;
+export type DocumentJobResult = Raster<1 | 3> | RenderedPage | InspectedPdf;
 
 export type DocumentThreadMessage =
   /** The job begins now (PDFium loaded, for a PDF job): its deadline counts from here. */

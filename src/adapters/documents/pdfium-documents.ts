@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { PDFiumModule } from "@hyzyla/pdfium";
+import type { Raster } from "../image/raster.ts";
 import { type PdfImageSize, pdfImageSizes } from "./pdf-image-scan.ts";
 import { withMemoryMaximum } from "./wasm-memory-limit.ts";
 
@@ -154,12 +155,8 @@ export const inspectPdf = (pdfium: Pdfium, bytes: Uint8Array): InspectedPdf => {
   });
 };
 
-export interface RenderedPage {
-  readonly width: number;
-  readonly height: number;
-  /** Grey, one byte per pixel, rows packed. */
-  readonly pixels: Uint8Array;
-}
+/** A page drawn in grey. */
+export type RenderedPage = Raster<1>;
 
 /**
  * One page (0-based) in grey at `dpi`, scaled down further when that would pass `maxPixels`
@@ -182,7 +179,7 @@ export const renderPdfPage = (pdfium: Pdfium, bytes: Uint8Array, index: number, 
         try {
           pdfium._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
           pdfium._FPDF_RenderPageBitmap(bitmap, page, 0, 0, width, height, 0, RENDER_FLAGS);
-          return { width, height, pixels: pdfium.HEAPU8.slice(buffer, buffer + width * height) };
+          return { width, height, channels: 1, data: pdfium.HEAPU8.slice(buffer, buffer + width * height) };
         } finally {
           pdfium._FPDFBitmap_Destroy(bitmap);
         }

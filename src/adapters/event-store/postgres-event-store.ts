@@ -1,13 +1,20 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { type Duration, Effect, Layer } from "effect";
 import type { Pool } from "pg";
-import { escapeIdentifier, type PoolClient } from "pg";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { type AppendResult, ConcurrencyConflict, EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
-import { createInSchema } from "../postgres/create-in-schema.ts";
+import {
+  type AppendResult,
+  ConcurrencyConflict,
+  EventStore,
+  type EventStoreShape,
+  type ExpectedRevision,
+  NO_STREAM,
+  type RecordedEvent,
+} from "../../ports/event-store.ts";
 import { scopedPostgresPool } from "../postgres/postgres-pool.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
+import { ensureEventsSchema, eventsTable, settledReadFunction, settledReadWaitMs } from "./postgres-events-schema.ts";
 import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface PostgresEventStoreOptions {
@@ -50,111 +57,108 @@ const readFailed = readFailure(DEPENDENCY);
 
 const columns = "global_position, event_id, stream_name, stream_revision, type, data, metadata, recorded_at";
 
-/** The events table; `json` rather than `jsonb` keeps the stored text exactly as written (jsonb rejects "\u0000"). */
-const ensureSchema = (pool: Pool, schema: string) =>
-  createInSchema(pool, schema, (s) => [
-    `CREATE TABLE IF NOT EXISTS ${s}.events (
-        global_position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        event_id text NOT NULL,
-        stream_name text NOT NULL,
-        stream_revision bigint NOT NULL,
-        type text NOT NULL,
-        data json NOT NULL,
-        metadata json NOT NULL,
-        recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        UNIQUE (stream_name, stream_revision)
-      )`,
-  ]);
+/** An append with "any" that keeps losing races on its stream tries this often before it reports the conflict. */
+const ANY_REVISION_ATTEMPTS = 100;
+
+/**
+ * An append in one statement, so in one round trip and one implicit transaction: read the stream's
+ * head, and insert the batch after it only if the head is the expected one ($2; NULL for "any").
+ * Appends take no lock that another stream's append waits for (the table's own is shared by all
+ * writers): two appends to different streams never wait for each other, and readers of the global
+ * order see positions only once they are settled (postgres-events-schema.ts). Two appends to one
+ * stream that read the same head both insert its next revision; UNIQUE(stream_name, stream_revision)
+ * lets the first to commit win and fails the other, which is then a ConcurrencyConflict: per-stream
+ * optimistic concurrency stays exact.
+ * ORDER BY ordinality draws positions in batch order.
+ */
+const appendStatement = (table: string) => `
+  WITH head AS MATERIALIZED (
+    SELECT coalesce(newest.stream_revision, -1) AS revision, coalesce(newest.global_position, 0) AS position
+    FROM (SELECT) AS stream
+    LEFT JOIN LATERAL (
+      SELECT stream_revision, global_position FROM ${table} WHERE stream_name = $1 ORDER BY stream_revision DESC LIMIT 1
+    ) AS newest ON true
+  ), inserted AS (
+    INSERT INTO ${table} (event_id, stream_name, stream_revision, type, data, metadata)
+    SELECT e.id, $1, head.revision + e.ordinality, e.type, e.data, e.metadata
+    FROM head, unnest($3::text[], $4::text[], $5::json[], $6::json[]) WITH ORDINALITY AS e(id, type, data, metadata, ordinality)
+    WHERE $2::bigint IS NULL OR head.revision = $2::bigint
+    ORDER BY e.ordinality
+    RETURNING global_position
+  )
+  SELECT head.revision, head.position, (SELECT max(global_position) FROM inserted) AS last_position FROM head`;
 
 export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventStoreOptions, "schema" | "pollInterval"> = {}): EventStoreShape => {
   const schema = options.schema ?? defaultPostgresSchema;
-  const table = `${escapeIdentifier(schema)}.events`;
+  const table = eventsTable(schema);
+  // Prepared once per connection under a name (the schema's hash keeps instances on one pool apart):
+  // the append's plan is made once instead of at every append.
+  const named = (name: string, text: string) => ({ name: `its-${name}-${createHash("sha256").update(schema).digest("hex").slice(0, 16)}`, text });
+  const append = named("append", appendStatement(table));
+  const readSettled = named("read-settled", `SELECT ${columns} FROM ${settledReadFunction(schema)}($1, $2, ${settledReadWaitMs})`);
+  const readFrom = named("read-stream", `SELECT ${columns} FROM ${table} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision`);
 
-  const streamHead = async (client: Pool | PoolClient, streamName: string) => {
-    const { rows } = await client.query<{ stream_revision: string; global_position: string }>(
-      `SELECT stream_revision, global_position FROM ${table} WHERE stream_name = $1 ORDER BY stream_revision DESC LIMIT 1`,
+  const streamHead = async (streamName: string) => {
+    const { rows } = await pool.query<{ stream_revision: string }>(
+      `SELECT stream_revision FROM ${table} WHERE stream_name = $1 ORDER BY stream_revision DESC LIMIT 1`,
       [streamName],
     );
-    const row = rows[0];
-    return { revision: row ? Number(row.stream_revision) : NO_STREAM, position: row ? Number(row.global_position) : 0 };
+    return rows[0] ? Number(rows[0].stream_revision) : NO_STREAM;
   };
 
-  const append = async (
+  const appendOnce = async (
     streamName: string,
     events: Parameters<EventStoreShape["appendToStream"]>[1],
-    expectedRevision: Parameters<EventStoreShape["appendToStream"]>[2]["expectedRevision"],
+    expectedRevision: ExpectedRevision,
   ): Promise<AppendResult | ConcurrencyConflict> => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      // Appends to this table take turns. Identity values are drawn when a row is inserted but become
-      // visible only at commit: two overlapping appends could commit positions 11 then 10, and a
-      // follower that read 11 before 10 committed would continue after 11 and skip 10 forever.
-      // Holding this lock until commit makes positions commit in the order they were drawn. The key is
-      // the table's oid, unique in the database; unlike LOCK TABLE it never waits on autovacuum.
-      await client.query("SELECT pg_advisory_xact_lock($1::regclass::oid::bigint)", [table]);
-      const head = await streamHead(client, streamName);
-      const conflict = checkExpectedRevision(streamName, expectedRevision, head.revision);
-      if (conflict || events.length === 0) {
-        await client.query("ROLLBACK");
-        return conflict ?? { nextExpectedRevision: head.revision, lastGlobalPosition: head.position };
+    const { rows } = await pool.query<{ revision: string; position: string; last_position: string | null }>({
+      ...append,
+      values: [
+        streamName,
+        expectedRevision === "any" ? null : expectedRevision,
+        events.map((event) => event.eventId ?? randomUUID()),
+        events.map((event) => event.type),
+        events.map((event) => JSON.stringify(event.data)),
+        events.map((event) => JSON.stringify(event.metadata ?? {})),
+      ],
+    });
+    const { revision, position, last_position } = rows[0]!;
+    const head = Number(revision);
+    if (last_position !== null) return { nextExpectedRevision: head + events.length, lastGlobalPosition: Number(last_position) };
+    return checkExpectedRevision(streamName, expectedRevision, head) ?? { nextExpectedRevision: head, lastGlobalPosition: Number(position) };
+  };
+
+  const appendEvents = async (
+    streamName: string,
+    events: Parameters<EventStoreShape["appendToStream"]>[1],
+    expectedRevision: ExpectedRevision,
+  ): Promise<AppendResult | ConcurrencyConflict> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await appendOnce(streamName, events, expectedRevision);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // "any" lost a race to a concurrent append of the same stream: it goes after it instead.
+        if (expectedRevision === "any" && attempt < ANY_REVISION_ATTEMPTS) continue;
+        return new ConcurrencyConflict({ streamName, expected: expectedRevision, actual: await streamHead(streamName) });
       }
-      // One statement for the whole batch; ORDER BY ordinality draws positions in batch order.
-      const { rows } = await client.query<{ global_position: string }>(
-        `INSERT INTO ${table} (event_id, stream_name, stream_revision, type, data, metadata)
-         SELECT id, $1, $2::bigint + ordinality, type, data, metadata
-         FROM unnest($3::text[], $4::text[], $5::json[], $6::json[]) WITH ORDINALITY AS e(id, type, data, metadata, ordinality)
-         ORDER BY ordinality
-         RETURNING global_position`,
-        [
-          streamName,
-          head.revision,
-          events.map((event) => event.eventId ?? randomUUID()),
-          events.map((event) => event.type),
-          events.map((event) => JSON.stringify(event.data)),
-          events.map((event) => JSON.stringify(event.metadata ?? {})),
-        ],
-      );
-      await client.query("COMMIT");
-      return {
-        nextExpectedRevision: head.revision + events.length,
-        lastGlobalPosition: Math.max(...rows.map((row) => Number(row.global_position))),
-      };
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      // UNIQUE(stream_name, stream_revision) is the last line of defence should the check above ever be bypassed.
-      if (isUniqueViolation(error)) {
-        return new ConcurrencyConflict({ streamName, expected: expectedRevision, actual: (await streamHead(pool, streamName)).revision });
-      }
-      throw error;
-    } finally {
-      client.release();
     }
   };
 
   const readAll: EventStoreShape["readAll"] = ({ after, limit }) =>
     Effect.tryPromise({
-      try: async () =>
-        (await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [after, limit])).rows.map(
-          toRecorded,
-        ),
+      try: async () => (await pool.query<EventRow>({ ...readSettled, values: [after, limit] })).rows.map(toRecorded),
       catch: readFailed,
     });
 
   return {
     appendToStream: (streamName, events, { expectedRevision }) =>
-      Effect.tryPromise({ try: () => append(streamName, events, expectedRevision), catch: unavailable }).pipe(
+      Effect.tryPromise({ try: () => appendEvents(streamName, events, expectedRevision), catch: unavailable }).pipe(
         Effect.flatMap((outcome) => (outcome instanceof ConcurrencyConflict ? Effect.fail(outcome) : Effect.succeed(outcome))),
       ),
     readStream: (streamName, readOptions) =>
       Effect.tryPromise({
-        try: async () =>
-          (
-            await pool.query<EventRow>(`SELECT ${columns} FROM ${table} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision`, [
-              streamName,
-              readOptions?.fromRevision ?? 0,
-            ])
-          ).rows.map(toRecorded),
+        try: async () => (await pool.query<EventRow>({ ...readFrom, values: [streamName, readOptions?.fromRevision ?? 0] })).rows.map(toRecorded),
         catch: readFailed,
       }),
     readAll,
@@ -166,14 +170,28 @@ export const makePostgresEventStore = (pool: Pool, options: Pick<PostgresEventSt
   };
 };
 
-/** An event store in PostgreSQL; creates its schema and table if missing, and ends its pool with the layer's scope. */
+/**
+ * An event store in PostgreSQL; creates its schema and table if missing, upgrades an earlier
+ * version's table in place (and says so in the log), and ends its pool with the layer's scope.
+ */
 export const postgresEventStoreLayer = (options: PostgresEventStoreOptions) =>
   Layer.effect(EventStore)(
-    scopedPostgresPool({
-      connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-      prepare: (pool) => ensureSchema(pool, options.schema ?? defaultPostgresSchema),
-      unavailable,
-    }).pipe(Effect.map((pool) => makePostgresEventStore(pool, options))),
+    Effect.gen(function* () {
+      const schema = options.schema ?? defaultPostgresSchema;
+      let upgraded = false;
+      const pool = yield* scopedPostgresPool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 10,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+        prepare: async (pool) => void ({ upgraded } = await ensureEventsSchema(pool, schema)),
+        unavailable,
+      });
+      if (upgraded) {
+        yield* Effect.logInfo(
+          `event store (postgres, schema ${schema}): upgraded in place, positions unchanged: appends no longer take turns on a table-wide lock, ` +
+            "and readers of the global order read as far as it is settled; upgrade every instance of the deployment together",
+        );
+      }
+      return makePostgresEventStore(pool, options);
+    }),
   );

@@ -1,12 +1,14 @@
 import { Schema } from "effect";
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api";
+import { AuditReportData } from "../../application/audit-report.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import { GenerateBody, OcrBody, VirtualTryOnBody } from "./api-schemas.ts";
-import { AuditReportData } from "./audit-report-schema.ts";
-import { type ApiErrorTag, ERROR_CATALOG, INTERNAL_ERROR } from "./error-response.ts";
+import type { ApiErrorTag } from "./error-response.ts";
+import { errorResponses } from "./error-responses.ts";
 import { IdempotencyKey } from "./idempotency-key.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
-import { ErrorBody, GenerateImageData, OcrData, OcrLanguagesData, ProfileData, Success, TemplatesData, VirtualTryOnData } from "./response-schemas.ts";
+import { RESPONSE_HEADERS } from "./response-headers.ts";
+import { GenerateImageData, OcrData, OcrLanguagesData, ProfileData, Success, TemplatesData, VirtualTryOnData } from "./response-schemas.ts";
 
 /**
  * The API's contract, declared once: each operation's path, request, success body and the errors
@@ -15,55 +17,19 @@ import { ErrorBody, GenerateImageData, OcrData, OcrLanguagesData, ProfileData, S
  */
 
 /** The success bodies the handlers encode. */
-export const GenerateImageResponse = Success("GenerateImageResponse", GenerateImageData);
-export const VirtualTryOnResponse = Success("VirtualTryOnResponse", VirtualTryOnData);
-export const RecognizeTextResponse = Success("RecognizeTextResponse", OcrData);
-export const OcrLanguagesResponse = Success("OcrLanguagesResponse", OcrLanguagesData);
-export const TemplatesResponse = Success("TemplatesResponse", TemplatesData);
-export const ProfileResponse = Success("ProfileResponse", ProfileData);
-export const AuditReportResponse = Success("AuditReportResponse", AuditReportData);
-
-const pascal = (code: string) =>
-  code
-    .toLowerCase()
-    .replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase())
-    .replace(/Error$/, "");
-
-/** Operations that answer a status with the same codes share one component. */
-const errorSchemas = new Map<string, ReturnType<typeof errorSchema>>();
-const errorSchema = (status: number, codes: ReadonlyArray<string>, anyCode: boolean) =>
-  ErrorBody(anyCode ? undefined : codes)
-    .pipe(HttpApiSchema.status(status))
-    .annotate({
-      identifier: `${codes.map(pascal).join("Or")}${anyCode ? "OrRejected" : ""}Error`,
-      description: anyCode ? `${codes.join(", ")} or the refusing rule's own code` : codes.join(" or "),
-    });
-
-/** One error response per status, listing the codes this operation can get with it. */
-const errorResponses = (tags: ReadonlyArray<ApiErrorTag>) => {
-  const byStatus = new Map<number, Set<string>>([[INTERNAL_ERROR.status, new Set([INTERNAL_ERROR.code])]]);
-  let open = false;
-  for (const tag of tags) {
-    const entry = ERROR_CATALOG[tag];
-    const codes = byStatus.get(entry.status) ?? new Set<string>();
-    if (entry.codes === undefined) open = true;
-    for (const code of entry.codes ?? []) codes.add(code);
-    byStatus.set(entry.status, codes);
-  }
-  return [...byStatus].map(([status, codeSet]) => {
-    const codes = [...codeSet].sort();
-    const anyCode = open && ERROR_CATALOG.CommandRejected.status === status;
-    const key = `${status} ${codes.join(" ")} ${anyCode}`;
-    const schema = errorSchemas.get(key) ?? errorSchema(status, codes, anyCode);
-    errorSchemas.set(key, schema);
-    return schema;
-  });
-};
+export const GenerateImageResponse = Success("GenerateImageReply", GenerateImageData);
+export const VirtualTryOnResponse = Success("VirtualTryOnReply", VirtualTryOnData);
+export const RecognizeTextResponse = Success("RecognizeTextReply", OcrData);
+export const OcrLanguagesResponse = Success("OcrLanguagesReply", OcrLanguagesData);
+export const TemplatesResponse = Success("TemplatesReply", TemplatesData);
+export const ProfileResponse = Success("ProfileReply", ProfileData);
+export const AuditReportResponse = Success("AuditReportReply", AuditReportData);
 
 const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "RateLimited", "DependencyUnavailable"];
-/** A POST: its JSON body and Idempotency-Key can be refused before the use case runs. */
+/** A POST: its JSON body and Idempotency-Key can be refused before the use case runs; over plain HTTP, it is refused. */
 const POSTED: ReadonlyArray<ApiErrorTag> = [
   ...KEYED,
+  "HttpsRequired",
   "InvalidRequest",
   "UnsupportedMediaType",
   "BodyTooLarge",
@@ -71,7 +37,7 @@ const POSTED: ReadonlyArray<ApiErrorTag> = [
   "IdempotencyKeyInUse",
   "IdempotentResponseGone",
 ];
-/** A billable transformation (decisions.md's order of checks). */
+/** A billable transformation (docs/api-decisions.md, the order of checks). */
 const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
   ...POSTED,
   "InsufficientPermissions",
@@ -82,20 +48,32 @@ const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
   "EngineTimeout",
 ];
 
+/** The scheme of the keyed operations: their responses carry the RateLimit fields. */
+export const API_KEY_SCHEME = "apiKey";
+
 class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
-  security: { bearer: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "An API key: its_<keyId>_<secret>")) },
+  security: {
+    [API_KEY_SCHEME]: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as Authorization: Bearer its_<keyId>_<secret>"),
+      HttpApiSecurity.annotate(OpenApi.Format, "its_<keyId>_<secret>"),
+    ),
+  },
 }) {}
 
 class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
   security: {
-    operator: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "The operator credential (OPERATOR_TOKEN); API keys do not open these routes."),
+    operatorToken: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "The operator credential (OPERATOR_TOKEN), sent as Authorization: Bearer <token>; API keys do not open these routes.",
+      ),
+      HttpApiSecurity.annotate(OpenApi.Format, "OPERATOR_TOKEN"),
     ),
   },
 }) {}
 
 const idempotencyHeader = {
-  "idempotency-key": Schema.optionalKey(IdempotencyKey),
+  "idempotency-key": Schema.optionalKey(IdempotencyKey.annotate({ identifier: "IdempotencyKey" })),
 };
 
 const transformations = HttpApiGroup.make("transformations", { topLevel: true })
@@ -104,7 +82,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       headers: idempotencyHeader,
       payload: GenerateBody,
       success: GenerateImageResponse.annotate({ description: "The transformed image, stored; resultUrl works without a key until expiresAt" }),
-      error: errorResponses(TRANSFORMATION),
+      error: errorResponses("Transformation", TRANSFORMATION),
     })
       .annotate(OpenApi.Summary, "Apply a catalog template to an image")
       .annotate(
@@ -115,7 +93,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       headers: idempotencyHeader,
       payload: OcrBody,
       success: RecognizeTextResponse.annotate({ description: 'The text, with the format\'s own field; an image with no text gives text ""' }),
-      error: errorResponses([...TRANSFORMATION, "UnsupportedLanguage"]),
+      error: errorResponses("Transformation", [...TRANSFORMATION, "UnsupportedLanguage"]),
     })
       .annotate(OpenApi.Summary, "Read the text of an image or a document")
       .annotate(
@@ -129,7 +107,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       headers: idempotencyHeader,
       payload: VirtualTryOnBody,
       success: VirtualTryOnResponse.annotate({ description: "The composite, stored; settings echoes what was applied, defaults filled in" }),
-      error: errorResponses([...TRANSFORMATION, "UnusableTryOnInput"]),
+      error: errorResponses("TryOn", [...TRANSFORMATION, "UnusableTryOnInput"]),
     })
       .annotate(OpenApi.Summary, "Dress the person in the garment (pro and enterprise plans)")
       .annotate(
@@ -147,13 +125,13 @@ const catalog = HttpApiGroup.make("catalog", { topLevel: true })
   .add(
     HttpApiEndpoint.get("listTemplates", "/templates", {
       success: TemplatesResponse.annotate({ description: "Every template with its type, output and plans" }),
-      error: errorResponses(KEYED),
+      error: errorResponses("Keyed", KEYED),
     })
       .annotate(OpenApi.Summary, "The template catalog")
       .annotate(OpenApi.Description, "Every template POST /generate accepts: its type, what it does, the output it makes and the plans that include it."),
     HttpApiEndpoint.get("listOcrLanguages", "/ocr/languages", {
       success: OcrLanguagesResponse.annotate({ description: "auto plus each language code with its name" }),
-      error: errorResponses(KEYED),
+      error: errorResponses("Keyed", KEYED),
     })
       .annotate(OpenApi.Summary, "The OCR languages of the configured engine")
       .annotate(OpenApi.Description, "The values POST /ocr accepts as language: auto (detected, then reported) and each language the configured engine reads."),
@@ -165,7 +143,7 @@ const account = HttpApiGroup.make("account", { topLevel: true })
   .add(
     HttpApiEndpoint.get("getProfile", "/user/profile", {
       success: ProfileResponse.annotate({ description: "Account, plan, features, this month's quota, rate limit and the calling key" }),
-      error: errorResponses(KEYED),
+      error: errorResponses("Keyed", KEYED),
     })
       .annotate(OpenApi.Summary, "The account that owns the key")
       .annotate(OpenApi.Description, "Plan, features, this month's quota (reset at the start of each UTC month), the key's rate limit and the calling key."),
@@ -178,10 +156,10 @@ const resultImage = (contentType: string) => Schema.Uint8Array.pipe(HttpApiSchem
 const results = HttpApiGroup.make("results", { topLevel: true })
   .add(
     HttpApiEndpoint.get("getResult", "/results/:resultId", {
-      params: { resultId: Schema.String },
-      query: { expires: Schema.String, signature: Schema.String },
+      params: { resultId: Schema.String.annotate({ identifier: "ResultId" }) },
+      query: { expires: Schema.String.annotate({ identifier: "ResultUrlExpiry" }), signature: Schema.String.annotate({ identifier: "ResultUrlSignature" }) },
       success: [resultImage("image/jpeg"), resultImage("image/png"), resultImage("image/webp"), resultImage("image/avif")],
-      error: errorResponses(["InvalidSignature", "NotFound", "DependencyUnavailable"]),
+      error: errorResponses("Result", ["InvalidSignature", "NotFound", "DependencyUnavailable"]),
     })
       .annotate(OpenApi.Summary, "A stored result, through its signed URL (no key needed)")
       .annotate(OpenApi.Description, "The URL comes from resultUrl; it works until expiresAt."),
@@ -191,13 +169,20 @@ const results = HttpApiGroup.make("results", { topLevel: true })
 const audit = HttpApiGroup.make("audit", { topLevel: true })
   .add(
     HttpApiEndpoint.get("auditAccount", "/audit/accounts/:accountId", {
-      params: { accountId: Schema.String },
+      params: { accountId: Schema.String.annotate({ identifier: "AccountId" }) },
       query: {
-        from: Schema.optionalKey(Schema.String.annotate({ description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive" })),
-        to: Schema.optionalKey(Schema.String.annotate({ description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time" })),
+        from: Schema.optionalKey(
+          Schema.String.annotate({ identifier: "AuditRangeStart", description: "YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive" }),
+        ),
+        to: Schema.optionalKey(
+          Schema.String.annotate({
+            identifier: "AuditRangeEnd",
+            description: "YYYY-MM, YYYY-MM-DD (UTC, the whole day or month included) or an ISO 8601 date-time",
+          }),
+        ),
       },
       success: AuditReportResponse.annotate({ description: "The audit report" }),
-      error: errorResponses(["InvalidRequest", "Unauthorized", "RateLimited", "NotFound", "DependencyUnavailable"]),
+      error: errorResponses("Audit", ["InvalidRequest", "Unauthorized", "RateLimited", "NotFound", "DependencyUnavailable"]),
     })
       .annotate(OpenApi.Summary, "Audit one account: its quota ledger and key lifecycle replayed from the event store, checked against the projections")
       .annotate(OpenApi.Description, "Operators only. The same report as `itsctl audit --json`; `ok` is false when anything differs."),
@@ -211,6 +196,10 @@ export const ImageTransformationApi = HttpApi.make("image-transformation-api")
   .add(account)
   .add(results)
   .add(audit)
+  .annotate(
+    HttpApi.AdditionalSchemas,
+    Object.values(RESPONSE_HEADERS).map((header) => header.schema),
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Image Transformation API",

@@ -22,7 +22,7 @@ import {
   TemplatesResponse,
   VirtualTryOnResponse,
 } from "./api-definition.ts";
-import { GenerateBody, OcrBodyDecoder, VirtualTryOnBodyDecoder } from "./api-schemas.ts";
+import { GenerateBody, OcrBody, VirtualTryOnBody } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
 import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { InvalidSignature } from "./http-errors.ts";
@@ -119,7 +119,7 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
     respondWith(
       ctx,
       run,
-      decodeBody(OcrBodyDecoder, ctx.request.body).pipe(Effect.flatMap((body) => recognizeText(principalOf(ctx.state), body))),
+      decodeBody(OcrBody, ctx.request.body).pipe(Effect.flatMap((body) => recognizeText(principalOf(ctx.state), body))),
       RecognizeTextResponse,
       ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) }),
     ),
@@ -129,7 +129,7 @@ export const apiRoutes = (options: ApiRoutesOptions): Router => {
     respondWith(
       ctx,
       run,
-      decodeBody(VirtualTryOnBodyDecoder, ctx.request.body).pipe(Effect.flatMap((body) => virtualTryOn(principalOf(ctx.state), body))),
+      decodeBody(VirtualTryOnBody, ctx.request.body).pipe(Effect.flatMap((body) => virtualTryOn(principalOf(ctx.state), body))),
       VirtualTryOnResponse,
       storedResultData,
     ),

@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import {
   DEFAULT_TRYON_SETTINGS,
   TRYON_SETTING_DESCRIPTIONS,
@@ -6,18 +7,29 @@ import {
   TRYON_SETTING_VALUES,
   type TryOnSettingName,
 } from "../../domain/tryon-settings.ts";
-import { maxCombinedOcrLanguages, ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages, ocrOutputFormats } from "../../ports/ocr-engine.ts";
+import { maxCombinedOcrLanguages, ocrAutoLanguage, ocrLanguages, ocrOutputFormats } from "../../ports/ocr-engine.ts";
 
 /**
- * Request bodies as the API accepts them. Unknown properties are ignored: changes are additive.
- * Image fields are any string here: an empty or undecodable image is a 422 INVALID_IMAGE, found
- * when the image is decoded (after the plan and quota checks), not a malformed body.
+ * Request bodies as the API accepts them, and as they are decoded: what the document says is what
+ * the service takes. Allowed values come from the catalogs the use cases check against. Unknown
+ * properties are ignored (changes are additive), except in `settings`, where a misspelt setting
+ * would silently fall back to its default. Image fields are any string here: an empty or
+ * undecodable image is a 422 INVALID_IMAGE, found when the image is decoded (after the plan and
+ * quota checks), not a malformed body.
  */
-const NonEmptyString = Schema.String.check(Schema.isMinLength(1));
-const ImageData = Schema.String.annotate({ description: "base64, or a data URL (data:image/…;base64,…)" });
+const ImageData = Schema.String.annotate({
+  identifier: "ImageData",
+  description: "base64, or a data URL (data:image/…;base64,…)",
+  message: "must be a string: base64, or a data URL",
+});
+
+/** One of `values`; a refusal lists them. */
+const oneOf = <const Values extends readonly [string, ...Array<string>]>(values: Values) =>
+  Schema.Literals(values).annotate({ message: `must be one of ${values.join(", ")}` });
 
 const settingSchema = (name: TryOnSettingName) =>
-  Schema.Literals(TRYON_SETTING_VALUES[name]).annotate({
+  oneOf(TRYON_SETTING_VALUES[name]).annotate({
+    identifier: `${name[0]!.toUpperCase()}${name.slice(1)}`,
     default: DEFAULT_TRYON_SETTINGS[name],
     description: Object.entries(TRYON_SETTING_DESCRIPTIONS[name] as Readonly<Record<string, string>>)
       .map(([value, what]) => `${value}: ${what}`)
@@ -29,49 +41,61 @@ const settingFields = Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name
 };
 
 /** Every try-on setting, resolved: what a response echoes. */
-export const TryOnSettings = Schema.Struct(settingFields);
+export const TryOnSettings = Schema.Struct(settingFields).annotate({ identifier: "TryOnSettings" });
 
-/** What a client may send: each setting optional, the default applied when left out. */
-const TryOnSettingsInput = Schema.Struct(Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name, Schema.optionalKey(settingSchema(name))])));
+/** Any other name: refused, naming the settings there are. */
+const OtherSettingName = Schema.String.check(Schema.isPattern(new RegExp(`^(?!(?:${TRYON_SETTING_NAMES.join("|")})$)`, "u")));
+const UnknownSetting = Schema.Never.annotate({ message: `unknown setting; allowed settings: ${TRYON_SETTING_NAMES.join(", ")}` });
+
+/** What a client may send: each setting optional, the default applied when left out; no other field. */
+const TryOnSettingsInput = Schema.StructWithRest(
+  Schema.Struct(Object.fromEntries(TRYON_SETTING_NAMES.map((name) => [name, Schema.optionalKey(settingFields[name])]))),
+  [Schema.Record(OtherSettingName, UnknownSetting)],
+).annotate({ identifier: "TryOnSettingsInput", description: "any of the settings; one left out gets its default" });
 
 export const VirtualTryOnBody = Schema.Struct({
   personImage: ImageData,
-  clothingImage: ImageData.annotate({ description: "base64 or data URL; a product shot on a plain or transparent background" }),
+  clothingImage: ImageData,
   settings: Schema.optionalKey(TryOnSettingsInput),
+}).annotate({ identifier: "VirtualTryOnRequest", description: "clothingImage: a product shot on a plain or transparent background" });
+
+/** Either form refused says the same, once (decodeBody merges equal details). */
+const languageRefusal = `not supported; allowed: ${ocrAutoLanguage}, a language GET /ocr/languages lists, or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu)`;
+const OcrLanguageCode = oneOf([ocrAutoLanguage, ...ocrLanguages]).annotate({ identifier: "OcrLanguageCode", message: languageRefusal });
+const codeAlternatives = `(?:${ocrLanguages.join("|")})`;
+/** Codes the catalog knows, joined by "+": alternatives of fixed words, so matching is linear. */
+const CombinedOcrLanguages = Schema.String.check(
+  Schema.isMaxLength(Math.max(...ocrLanguages.map((code) => code.length + 1)) * maxCombinedOcrLanguages),
+  Schema.isPattern(new RegExp(`^${codeAlternatives}(?:\\+${codeAlternatives}){1,${maxCombinedOcrLanguages - 1}}$`, "u")),
+).annotate({ identifier: "CombinedOcrLanguages", description: `${maxCombinedOcrLanguages} codes at most, each once`, message: languageRefusal });
+
+const OcrLanguage = Schema.Union([OcrLanguageCode, CombinedOcrLanguages]).annotate({
+  identifier: "OcrLanguage",
+  default: ocrAutoLanguage,
+  description:
+    `auto: the script, then the language, are detected and reported; or a code GET /ocr/languages lists (${ocrLanguages.length} languages), ` +
+    `or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu). A language the configured engine does not read is a 400 INVALID_REQUEST.`,
 });
 
-/**
- * How the try-on body is decoded: `settings` is resolved by the domain's catalog (the values above
- * come from it), so that an unknown setting is named too, next to every wrong value.
- */
-export const VirtualTryOnBodyDecoder = Schema.Struct({ ...VirtualTryOnBody.fields, settings: Schema.optionalKey(Schema.Unknown) });
+export const OcrOutputFormat = oneOf(ocrOutputFormats).annotate({ identifier: "OcrOutputFormat" });
 
-/** The OCR body as documented. */
 export const OcrBody = Schema.Struct({
   image: ImageData,
-  language: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(ocrLanguageRequestPattern)).annotate({
-      default: ocrAutoLanguage,
-      description:
-        `auto: the script, then the language, are detected and reported; or a code GET /ocr/languages lists (${ocrLanguages.length} languages), ` +
-        `or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu)`,
-    }),
-  ),
-  outputFormat: Schema.optionalKey(Schema.Literals(ocrOutputFormats).annotate({ default: "text" })),
+  language: Schema.optionalKey(OcrLanguage),
+  outputFormat: Schema.optionalKey(OcrOutputFormat),
+}).annotate({ identifier: "OcrRequest", description: "language defaults to auto, outputFormat to text" });
+
+const uniqueNames = (names: ReadonlyArray<string>) => [...new Set(names)] as unknown as readonly [string, ...Array<string>];
+
+export const TemplateName = oneOf(uniqueNames(TEMPLATES.map((t) => t.template))).annotate({
+  identifier: "TemplateName",
+  description: "a template of GET /templates, e.g. instagram-square",
+});
+export const TemplateType = oneOf(uniqueNames(templateTypes(TEMPLATES))).annotate({
+  identifier: "TemplateType",
+  description: "a template's type, e.g. social",
 });
 
-/**
- * How the OCR body is decoded: `language` and `outputFormat` are checked by the use case against
- * the configured engine (which may read fewer languages), so the message lists what it reads.
- */
-export const OcrBodyDecoder = Schema.Struct({
-  ...OcrBody.fields,
-  language: Schema.optionalKey(Schema.String),
-  outputFormat: Schema.optionalKey(Schema.String),
-});
-
-export const GenerateBody = Schema.Struct({
-  image: ImageData,
-  template: NonEmptyString.annotate({ description: "a template name of GET /templates, e.g. instagram-square" }),
-  templateType: NonEmptyString.annotate({ description: "its type, e.g. social" }),
+export const GenerateBody = Schema.Struct({ image: ImageData, template: TemplateName, templateType: TemplateType }).annotate({
+  identifier: "GenerateImageRequest",
 });

@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import { Effect } from "effect";
-import { auditAccount, parseAuditRange } from "../../application/audit.ts";
+import { auditAccount } from "../../application/audit.ts";
+import { parseAuditRange } from "../../application/audit-range.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
 import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";

@@ -2,7 +2,7 @@ import { Data } from "effect";
 
 /**
  * Failures the HTTP adapter finds itself, before or around a use case. Each has its entry in the
- * error catalog (error-catalog.ts), like the use cases' and ports' errors.
+ * error catalog (error-response.ts), like the use cases' and ports' errors.
  */
 export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{ readonly message: string }> {}
 

@@ -1,7 +1,7 @@
 import { Schema } from "effect";
 
-/** decisions.md: 1–255 printable (ASCII) characters; a repeat within 24 hours is the same request. */
-export const IdempotencyKey = Schema.String.check(Schema.isPattern(/^[\x20-\x7e]{1,255}$/)).annotate({
+/** docs/api-decisions.md: 1–255 printable (ASCII) characters; a repeat within 24 hours is the same request. */
+export const IdempotencyKey = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255), Schema.isPattern(/^[\x20-\x7e]{1,255}$/u)).annotate({
   description:
     "Makes the POST safe to retry: within 24 hours, a repeat with the same key and body gets the first response again (same requestId and resultUrl) " +
     "and is charged once; the same key with another body gets 422 IDEMPOTENCY_KEY_REUSED; while the first is running, a repeat waits for it or gets " +

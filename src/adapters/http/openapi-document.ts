@@ -1,5 +1,7 @@
 import { OpenApi } from "effect/http-api";
-import { ImageTransformationApi } from "./api-definition.ts";
+import { API_KEY_SCHEME, ImageTransformationApi } from "./api-definition.ts";
+import { ERROR_HEADERS } from "./error-responses.ts";
+import { declareResponseHeaders } from "./response-headers.ts";
 
 /**
  * The OpenAPI 3.1 reference served at GET /api/openapi.json, generated from the API's definition.
@@ -16,10 +18,18 @@ const openObjects = (value: unknown): unknown => {
   );
 };
 
+/** The try-on settings are the one closed object: a misspelt setting is refused rather than defaulted (api-schemas.ts). */
+const closeSettings = (schemas: Record<string, object>) => {
+  const { propertyNames: _, patternProperties: __, ...settings } = schemas["TryOnSettingsInput"] as { propertyNames?: unknown; patternProperties?: unknown };
+  schemas["TryOnSettingsInput"] = { ...settings, additionalProperties: false };
+};
+
 export const openApiDocument = (publicBaseUrl: string) => {
-  const generated = OpenApi.fromApi(ImageTransformationApi);
+  const generated = openObjects(OpenApi.fromApi(ImageTransformationApi)) as ReturnType<typeof OpenApi.fromApi>;
+  closeSettings(generated.components.schemas as Record<string, object>);
+  declareResponseHeaders(generated.paths as never, ERROR_HEADERS, API_KEY_SCHEME);
   return {
-    ...(openObjects(generated) as typeof generated),
+    ...generated,
     info: {
       ...generated.info,
       contact: { name: "API support", url: `${publicBaseUrl}/api/openapi.json`, email: "support@example.com" },

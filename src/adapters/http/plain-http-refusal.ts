@@ -8,7 +8,7 @@ import { logRequest } from "./middleware/access-log.ts";
 import { errorBody } from "./respond.ts";
 
 /**
- * Plain HTTP only refuses (decisions.md): GET/HEAD are redirected (308) to the same path on
+ * Plain HTTP only refuses (docs/api-decisions.md): GET/HEAD are redirected (308) to the same path on
  * HTTPS; anything else gets 403 HTTPS_REQUIRED. No key check, no quota, no body read.
  */
 export interface Refusal {

@@ -5,7 +5,7 @@ import type {} from "./request-state.ts";
 import { ErrorBody } from "./response-schemas.ts";
 
 /**
- * The two envelopes of the API (decisions.md), always encoded through their Schemas: a value that
+ * The two envelopes of the API (docs/api-decisions.md), always encoded through their Schemas: a value that
  * does not fit its documented shape fails here (a 500 with its cause logged), never reaches a client.
  */
 export type SuccessSchema<D> = Schema.Codec<{ readonly success: true; readonly data: D }, unknown>;
@@ -22,7 +22,7 @@ export const sendSuccess = <D>(ctx: Context, schema: SuccessSchema<D>, data: D):
 
 const encodeError = Schema.encodeSync(ErrorBody(undefined));
 
-/** The error body of spec 2.5 for a cataloged response. */
+/** The error body for a cataloged response. */
 export const errorBody = (error: ErrorResponse) =>
   encodeError({ success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
 

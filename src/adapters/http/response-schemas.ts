@@ -1,11 +1,11 @@
 import { Schema } from "effect";
 import { FEATURES, PLAN_IDS } from "../../domain/plan.ts";
-import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages, ocrOutputFormats } from "../../ports/ocr-engine.ts";
-import { TryOnSettings } from "./api-schemas.ts";
+import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages } from "../../ports/ocr-engine.ts";
+import { OcrOutputFormat, TemplateName, TemplateType, TryOnSettings } from "./api-schemas.ts";
 
 /**
- * Every response body of the API (decisions.md): `{ success: true, data }` or the error body of
- * spec 2.5. Handlers encode what they send through these, and the OpenAPI document is generated
+ * Every response body of the API (docs/api-decisions.md): `{ success: true, data }` or the error body.
+ * Handlers encode what they send through these, and the OpenAPI document is generated
  * from them, so what is documented is what is sent. Fields are added, never removed or renamed.
  */
 const Text = Schema.String;
@@ -24,14 +24,14 @@ const StoredResult = {
 /** `{ success: true, data }` with the operation's data; `identifier` names it in the document. */
 export const Success = <S extends Schema.Top>(identifier: string, data: S) => Schema.Struct({ success: Schema.Literal(true), data }).annotate({ identifier });
 
-export const FieldIssue = Schema.Struct({ path: Text, message: Text });
+export const FieldIssue = Schema.Struct({ path: Text, message: Text }).annotate({ identifier: "ErrorDetail" });
 
 /** The error body; each response lists the codes its status can carry (see error-response.ts). */
 export const ErrorBody = <const Codes extends ReadonlyArray<string>>(codes: Codes | undefined) =>
   Schema.Struct({
     success: Schema.Literal(false),
     error: Schema.Struct({
-      code: codes === undefined ? Text : Schema.Literals(codes),
+      code: codes === undefined ? Text : codes.length === 1 ? Schema.Literal(codes[0]!) : Schema.Literals(codes),
       message: Text,
       details: Schema.optionalKey(Schema.Array(FieldIssue).annotate({ description: "one entry per offending field" })),
     }),
@@ -39,8 +39,8 @@ export const ErrorBody = <const Codes extends ReadonlyArray<string>>(codes: Code
 
 export const GenerateImageData = Schema.Struct({
   ...StoredResult,
-  template: Text,
-  templateType: Text,
+  template: TemplateName,
+  templateType: TemplateType,
   format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
   width: Count,
   height: Count,
@@ -50,7 +50,7 @@ export const GenerateImageData = Schema.Struct({
 
 export const VirtualTryOnData = Schema.Struct({
   ...StoredResult,
-  settings: TryOnSettings.annotate({ description: "what was applied, defaults filled in" }),
+  settings: TryOnSettings,
   format: Schema.String.annotate({ description: "jpeg, or png (with alpha) when backgroundStyle is transparent" }),
   width: Count,
   height: Count,
@@ -80,7 +80,7 @@ const OcrPage = Schema.Struct({
   text: Text.annotate({ description: '"" when the page holds no text' }),
   language: OcrLanguageUsed.annotate({ description: "the language this page was read in" }),
   confidence: Confidence,
-  outputFormat: Schema.Literals(ocrOutputFormats),
+  outputFormat: OcrOutputFormat,
   ...FormatFields,
 });
 
@@ -91,7 +91,7 @@ export const OcrData = Schema.Struct({
     description: "the language used (eng+deu when several were asked); the detected one when auto was asked; for a document, the one most pages were read in",
   }),
   confidence: Confidence.annotate({ description: "0-100; for a document, the pages' confidence weighted by their characters" }),
-  outputFormat: Schema.Literals(ocrOutputFormats),
+  outputFormat: OcrOutputFormat,
   processingTime: Milliseconds,
   ...FormatFields,
   pages: Schema.optionalKey(
@@ -108,8 +108,8 @@ export const OcrLanguagesData = Schema.Struct({
 export const TemplatesData = Schema.Struct({
   templates: Schema.Array(
     Schema.Struct({
-      template: Text,
-      templateType: Text,
+      template: TemplateName,
+      templateType: TemplateType,
       description: Text,
       output: Schema.Struct({
         width: Schema.optionalKey(Count),

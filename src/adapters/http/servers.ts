@@ -9,6 +9,7 @@ import { ShuttingDown } from "./http-errors.ts";
 import type { Logger } from "./logger.ts";
 import { answerClientError } from "./malformed-request.ts";
 import { logRequest } from "./middleware/access-log.ts";
+import { SECURITY_HEADERS } from "./middleware/security-headers.ts";
 import { plainHttpHandler } from "./plain-http-refusal.ts";
 import { defaultPublicBaseUrl } from "./public-base-url.ts";
 import { errorBody } from "./respond.ts";
@@ -51,6 +52,7 @@ const refuseWhileDraining = (logger: Logger, req: http.IncomingMessage, res: htt
   const answer = () => {
     const requestId = randomUUID();
     res.writeHead(refused.status, {
+      ...SECURITY_HEADERS,
       ...refused.headers,
       "Content-Type": "application/json; charset=utf-8",
       "Content-Length": Buffer.byteLength(body),

@@ -1,4 +1,4 @@
-import { checkRasterSize, type HeaderReading, type RawRaster } from "./raw-raster.ts";
+import { checkRasterSize, type HeaderReading, type Raster } from "./raster.ts";
 
 /**
  * Windows bitmaps as scanners and old software write them: uncompressed 1, 4 and 8 bits with a
@@ -92,7 +92,7 @@ const channelOf = (mask: number) => {
 };
 
 /** Per-pixel: run it off the event loop. Palette indices past the palette read as black. */
-export const decodeBmpPixels = (bytes: Uint8Array, header: BmpHeader): RawRaster => {
+export const decodeBmpPixels = (bytes: Uint8Array, header: BmpHeader): Raster<1 | 3> => {
   const { width, height, bitsPerPixel, dataOffset, rowBytes, palette } = header;
   const pixels = new Uint8Array(width * height * 3);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -121,5 +121,5 @@ export const decodeBmpPixels = (bytes: Uint8Array, header: BmpHeader): RawRaster
       }
     }
   }
-  return { width, height, channels: 3, pixels };
+  return { width, height, channels: 3, data: pixels };
 };

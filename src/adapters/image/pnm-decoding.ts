@@ -1,4 +1,4 @@
-import { checkRasterSize, type HeaderReading, type RawRaster } from "./raw-raster.ts";
+import { checkRasterSize, type HeaderReading, type Raster } from "./raster.ts";
 
 /**
  * Netpbm images: PBM (P1 text, P4 binary bits), PGM (P2, P5) and PPM (P3, P6), 8 or 16 bits per
@@ -92,7 +92,7 @@ export const readPnmHeader = (bytes: Uint8Array, maxPixels: number): HeaderReadi
 };
 
 /** Per-pixel: run it off the event loop. Throws on text pixels that are malformed or too few. */
-export const decodePnmPixels = (bytes: Uint8Array, header: PnmHeader): RawRaster => {
+export const decodePnmPixels = (bytes: Uint8Array, header: PnmHeader): Raster<1 | 3> => {
   const { kind, width, height, maxval, dataOffset } = header;
   const channels = kind === "ppm" ? 3 : 1;
   const samples = width * height * channels;
@@ -106,7 +106,7 @@ export const decodePnmPixels = (bytes: Uint8Array, header: PnmHeader): RawRaster
       if (value === undefined || (kind === "pbm" && value > 1)) throw new Error(`the ${kind.toUpperCase()} image has fewer pixels than its header declares`);
       pixels[i] = scale(value);
     }
-    return { width, height, channels, pixels };
+    return { width, height, channels, data: pixels };
   }
   if (kind === "pbm") {
     const rowBytes = Math.ceil(width / 8);
@@ -116,7 +116,7 @@ export const decodePnmPixels = (bytes: Uint8Array, header: PnmHeader): RawRaster
         pixels[y * width + x] = bit === 1 ? 0 : 255;
       }
     }
-    return { width, height, channels, pixels };
+    return { width, height, channels, data: pixels };
   }
   if (maxval > 255) {
     for (let i = 0; i < samples; i++) pixels[i] = scale((bytes[dataOffset + 2 * i]! << 8) | bytes[dataOffset + 2 * i + 1]!);
@@ -125,5 +125,5 @@ export const decodePnmPixels = (bytes: Uint8Array, header: PnmHeader): RawRaster
   } else {
     for (let i = 0; i < samples; i++) pixels[i] = scale(bytes[dataOffset + i]!);
   }
-  return { width, height, channels, pixels };
+  return { width, height, channels, data: pixels };
 };

@@ -5,8 +5,9 @@ import { EngineTimeout, InvalidImage } from "../../ports/errors.ts";
 import type { RenderedImage, ValidatedImage } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
+import type { Raster } from "./raster.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
-import { open, type Raster, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
+import { open, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
 
 export interface SharpImageEngineOptions {
   /** Refuse to decode more pixels than this, whatever the inspector said; default 40 megapixels. */

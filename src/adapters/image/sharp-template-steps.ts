@@ -1,14 +1,7 @@
 import { Effect } from "effect";
 import sharp, { type Sharp } from "sharp";
 import type { TemplateStep } from "../../domain/template-catalog.ts";
-
-/** Decoded pixels between steps: 8-bit sRGB, 3 or 4 channels, row-major. */
-export interface Raster {
-  readonly data: Buffer;
-  readonly width: number;
-  readonly height: number;
-  readonly channels: 1 | 2 | 3 | 4;
-}
+import type { Raster } from "./raster.ts";
 
 export interface Size {
   readonly width: number;

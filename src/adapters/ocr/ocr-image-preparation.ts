@@ -45,7 +45,7 @@ export const measureTextLines = async (image: DecodedImage): Promise<TextLines> 
     .greyscale()
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const lines = analyseTextLines({ width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+  const lines = analyseTextLines({ width: info.width, height: info.height, channels: 1, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
   return { ...lines, lineHeight: lines.lineHeight === undefined ? undefined : (lines.lineHeight * image.width) / info.width };
 };
 

@@ -1,3 +1,4 @@
+import type { Raster } from "../image/raster.ts";
 /**
  * Measures the text lines of a page before any engine reads it, by the projection-profile
  * method: project the ink onto the vertical axis along candidate angles; along the true line
@@ -7,12 +8,7 @@
  * from the runs of inked bins at that angle, the height of a line (engines read small text
  * better enlarged).
  */
-export interface GreyImage {
-  readonly width: number;
-  readonly height: number;
-  /** One byte per pixel, row-major. */
-  readonly pixels: Uint8Array;
-}
+export type GreyImage = Raster<1>;
 
 /** Otsu's threshold: the grey level that best splits the histogram into two classes. */
 const otsuThreshold = (pixels: Uint8Array): number => {
@@ -39,17 +35,17 @@ const otsuThreshold = (pixels: Uint8Array): number => {
 
 /** Ink pixel coordinates: the minority side of Otsu's split, so light-on-dark text works too. */
 const inkOf = (image: GreyImage): { xs: Float64Array; ys: Float64Array } => {
-  const threshold = otsuThreshold(image.pixels);
+  const threshold = otsuThreshold(image.data);
   let dark = 0;
-  for (const value of image.pixels) if (value <= threshold) dark++;
-  const inkIsDark = dark <= image.pixels.length / 2;
-  const count = inkIsDark ? dark : image.pixels.length - dark;
+  for (const value of image.data) if (value <= threshold) dark++;
+  const inkIsDark = dark <= image.data.length / 2;
+  const count = inkIsDark ? dark : image.data.length - dark;
   const xs = new Float64Array(count);
   const ys = new Float64Array(count);
   let n = 0;
   for (let y = 0; y < image.height; y++) {
     for (let x = 0; x < image.width; x++) {
-      const value = image.pixels[y * image.width + x] ?? 255;
+      const value = image.data[y * image.width + x] ?? 255;
       if (value <= threshold === inkIsDark) {
         xs[n] = x;
         ys[n] = y;

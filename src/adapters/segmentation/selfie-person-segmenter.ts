@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect";
 import { DependencyUnavailable, InvalidImage } from "../../ports/errors.ts";
 import { PersonSegmenter } from "../../ports/person-segmenter.ts";
-import { decodeRaw } from "../imaging/raw-image.ts";
+import { decodeRaw } from "../image/raw-decoding.ts";
 import { loadSelfieSegmentation, probabilitiesToAlpha } from "./selfie-segmentation-model.ts";
 
 /**

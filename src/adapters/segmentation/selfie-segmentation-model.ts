@@ -1,7 +1,7 @@
 import ort from "onnxruntime-node";
 import sharp from "sharp";
-import type { RawImage } from "../imaging/raw-image.ts";
-import { resizeRaw } from "../imaging/raw-image.ts";
+import type { RawImage } from "../image/raw-decoding.ts";
+import { resizeRaw } from "../image/raw-decoding.ts";
 import { readPackagedModelFile, SELFIE_SEGMENTATION_TFLITE } from "../models/packaged-models.ts";
 import { createSession, runSingle } from "../onnx/onnx-session.ts";
 import { readTfliteModel } from "../onnx/tflite-model.ts";

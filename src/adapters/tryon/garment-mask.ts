@@ -1,4 +1,4 @@
-import type { RawImage } from "../imaging/raw-image.ts";
+import type { RawImage } from "../image/raw-decoding.ts";
 import { labelRegions } from "./regions.ts";
 
 /**

@@ -1,7 +1,7 @@
 import ort from "onnxruntime-node";
 import sharp from "sharp";
 import type { Keypoint } from "../../ports/tryon-engine.ts";
-import type { RawImage } from "../imaging/raw-image.ts";
+import type { RawImage } from "../image/raw-decoding.ts";
 import { MOVENET_LIGHTNING_BIN, MOVENET_LIGHTNING_JSON, readPackagedModelFile } from "../models/packaged-models.ts";
 import { createSession, runSingle } from "../onnx/onnx-session.ts";
 import { readTfjsGraphModel } from "../onnx/tfjs-graph-model.ts";

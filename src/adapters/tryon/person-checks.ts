@@ -1,5 +1,5 @@
 import type { Keypoint, UnusableInputCode } from "../../ports/tryon-engine.ts";
-import type { RawImage } from "../imaging/raw-image.ts";
+import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
 import type { PoseModel } from "./movenet-pose.ts";
 import { labelRegions } from "./regions.ts";

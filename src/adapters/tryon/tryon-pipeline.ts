@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { TRYON_SETTING_VALUES, type TryOnSettings } from "../../domain/tryon-settings.ts";
 import type { RenderedImage } from "../../ports/image.ts";
 import type { GarmentKind, Keypoint, Point, UnusableInputCode } from "../../ports/tryon-engine.ts";
-import { decodeRaw, type RawImage } from "../imaging/raw-image.ts";
+import { decodeRaw, type RawImage } from "../image/raw-decoding.ts";
 import { createSession } from "../onnx/onnx-session.ts";
 import { loadSelfieSegmentation, type SelfieSegmentationModel } from "../segmentation/selfie-segmentation-model.ts";
 import { armCapsules, type Capsule, locateArms } from "./arms.ts";

@@ -8,7 +8,7 @@ import { beginIdempotentRequest, finishIdempotentRequest, type IdempotentRequest
 import type { ResponseToKeep } from "../../../application/kept-responses.ts";
 import type { AppServices } from "../app-services.ts";
 import { clientGone, type RunEffect } from "../effect-runner.ts";
-import { errorResponseOf } from "../error-response.ts";
+import { errorResponseOf, isReplayable as keeps } from "../error-response.ts";
 import { IdempotencyKey } from "../idempotency-key.ts";
 import { sendError, sendFailure } from "../respond.ts";
 
@@ -19,13 +19,6 @@ const sha256 = (...parts: ReadonlyArray<string | Buffer>): string => {
 };
 
 const isKey = Schema.is(IdempotencyKey);
-
-/**
- * A response worth keeping for repeats: what the request deterministically earns. A failure a
- * retry may not meet (a 5xx, a busy key, a rate or quota refusal, a client that left: 499) frees
- * the key instead.
- */
-const keeps = (status: number): boolean => status < 499 && status !== 409 && status !== 429;
 
 /**
  * `Idempotency-Key` on a POST, after authentication and the body: the first request with a key

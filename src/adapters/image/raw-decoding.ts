@@ -1,12 +1,8 @@
 import sharp from "sharp";
+import type { Raster } from "./raster.ts";
 
-/** Decoded pixels, interleaved, at the displayed size (EXIF orientation applied). */
-export interface RawImage {
-  readonly data: Uint8Array;
-  readonly width: number;
-  readonly height: number;
-  readonly channels: 3 | 4;
-}
+/** Decoded pixels in colour, EXIF orientation applied: what the try-on's models read. */
+export type RawImage = Raster<3 | 4>;
 
 /**
  * Decodes the first frame of any sharp-readable image to RGB, or RGBA when `alpha` is asked;

@@ -1,13 +1,13 @@
 /**
- * Pixels decoded by our own readers (BMP, PNM), which libvips as sharp ships it cannot load:
- * 8 bits per sample, rows packed, top row first, handed to sharp as raw input.
+ * Decoded pixels, the one form every adapter passes them in: 8 bits per sample, channels
+ * interleaved (1 grey, 2 grey and alpha, 3 sRGB, 4 sRGB and alpha), rows packed, top row first,
+ * at the displayed size. sharp takes it as raw input; `Channels` narrows what a producer makes.
  */
-export interface RawRaster {
+export interface Raster<Channels extends 1 | 2 | 3 | 4 = 1 | 2 | 3 | 4> {
+  readonly data: Uint8Array;
   readonly width: number;
   readonly height: number;
-  /** 1: grey; 3: RGB. */
-  readonly channels: 1 | 3;
-  readonly pixels: Uint8Array;
+  readonly channels: Channels;
 }
 
 /** A header read and bounded on the event loop; the per-pixel work waits for a thread. */
