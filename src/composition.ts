@@ -4,6 +4,7 @@ import { ed25519NoteSignerLayer } from "./adapters/crypto/ed25519-note-signer.ts
 import { nodeLedgerCryptoLayer } from "./adapters/crypto/node-ledger-crypto.ts";
 import { documentReaderLayer } from "./adapters/documents/document-reader.ts";
 import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bus.ts";
+import { inMemoryEventStoreLayer } from "./adapters/event-store/in-memory-event-store.ts";
 import { kurrentDbEventStoreLayer } from "./adapters/event-store/kurrentdb-event-store.ts";
 import { postgresEventStoreLayer } from "./adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
@@ -81,7 +82,7 @@ export const eventStoreLayerFor = (selection: EventStoreSelection, options: { re
  * The configured store as the application sees it: every append linked into its stream's hash
  * chain. `itsctl store migrate` opens stores with eventStoreLayerFor instead, to copy events verbatim.
  */
-export const eventStoreLayer = (config: Config) =>
+export const eventStoreLayer = (config: Config, store: StoreLayer = eventStoreLayerFor(config.eventStore, { sqliteSynchronous: config.sqliteSynchronous })) =>
   Layer.effect(EventStore)(
     Effect.gen(function* () {
       const inner = yield* EventStore;
@@ -89,12 +90,15 @@ export const eventStoreLayer = (config: Config) =>
       const ids = yield* Ids;
       return chainedEventStore(inner, { mac: crypto.mac, newEventId: ids.uuid });
     }),
-  ).pipe(Layer.provide(eventStoreLayerFor(config.eventStore, { sqliteSynchronous: config.sqliteSynchronous })));
+  ).pipe(Layer.provide(store));
+
+/** The event store beneath the hash chain: the configured one, or the Test layer's store in memory. */
+type StoreLayer = Layer.Layer<EventStore, unknown>;
 
 /** What every entry point needs: the event store, time, ids, the key hasher, the ledger's keys, the limits. */
-export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) =>
+export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated, store?: StoreLayer) =>
   Layer.mergeAll(
-    decorated(EventStore, decorators.eventStore)(eventStoreLayer(config).pipe(Layer.provide(Layer.merge(nodeLedgerCryptoLayer(secrets), cryptoIds)))),
+    decorated(EventStore, decorators.eventStore)(eventStoreLayer(config, store).pipe(Layer.provide(Layer.merge(nodeLedgerCryptoLayer(secrets), cryptoIds)))),
     nodeLedgerCryptoLayer(secrets),
     systemClock,
     cryptoIds,
@@ -223,8 +227,11 @@ const sealPeriodically = (intervalSeconds: number) => {
   );
 };
 
-/** The HTTPS service: the core plus the read models, rate limiter, engines and result store. */
-export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) => {
+/**
+ * The HTTPS service: the core plus the read models, rate limiter, engines and result store. `store`
+ * replaces the configured event store (testServerLayer).
+ */
+export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated, store?: StoreLayer) => {
   const nats = natsLayerFor(config);
   const images = boundedImageEngineLayer({
     concurrency: config.engineConcurrency,
@@ -260,6 +267,17 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), receiptLogLayer(config, secrets), messagingLayer(config, nats, decorators))),
     Layer.provideMerge(storeIdentityLayer),
-    Layer.provideMerge(coreLayer(config, secrets, decorators)),
+    Layer.provideMerge(coreLayer(config, secrets, decorators, store)),
   );
+};
+
+/**
+ * The Test layer of the service, beside serverLayer (the Default): every port on its in-process
+ * adapter (the event store in memory, the in-memory rate limiter and event bus, results and
+ * projections under the test's DATA_DIR) and the real engines, so that an HTTP test serves the real
+ * app in its own process. Configure it with loadConfig on a temporary DATA_DIR and no NATS_URL.
+ */
+export const testServerLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) => {
+  if (config.natsUrl !== undefined) throw new Error("testServerLayer runs without NATS_URL");
+  return serverLayer(config, secrets, decorators, inMemoryEventStoreLayer());
 };

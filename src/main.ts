@@ -1,18 +1,12 @@
 import "./v8-heap-tuning.ts";
 import "./private-files.ts";
 import { availableParallelism, totalmem } from "node:os";
-import { Effect, Layer, ManagedRuntime } from "effect";
-import { makeAdmissionBudget } from "./adapters/http/admission-budget.ts";
-import { createHttpApp } from "./adapters/http/http-app.ts";
-import { effectLoggerLayer, makeLogger } from "./adapters/http/logger.ts";
-import { openApiDocument } from "./adapters/http/openapi-document.ts";
-import { startServers } from "./adapters/http/servers.ts";
-import { loadTlsCredentials } from "./adapters/http/tls-credentials.ts";
-import { makeResultUrlSigner } from "./adapters/results/signed-result-url.ts";
+import { Effect } from "effect";
+import { makeLogger } from "./adapters/http/logger.ts";
 import { loadServerSecrets } from "./adapters/security/server-secret.ts";
 import { maskUrlSecrets } from "./adapters/security/url-secrets.ts";
-import { serverLayer } from "./composition.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { startHttpService } from "./http-service.ts";
 import { observabilityFor } from "./observability.ts";
 import { Clock } from "./ports/clock.ts";
 import { ResultStore } from "./ports/result-store.ts";
@@ -29,42 +23,10 @@ const start = async () => {
   const observability = await observabilityFor(config);
   const logger = makeLogger(config.logLevel, observability.logMixin);
   const secrets = loadServerSecrets(config);
-  const tls = await loadTlsCredentials(config);
+  const { servers, run, runtime, tls } = await startHttpService({ config, secrets, logger, instrumentation: observability });
   if (tls.selfSigned) {
     logger.warn({ certificate: tls.certPath }, "TLS_CERT/TLS_KEY not set: serving a self-signed certificate made for local use");
   }
-
-  const resultUrls = makeResultUrlSigner(secrets.resultUrlKey);
-  const admissionBudget = makeAdmissionBudget(config.engineMemoryBudgetBytes);
-  const runtime = ManagedRuntime.make(serverLayer(config, secrets, observability.decorators).pipe(Layer.provideMerge(effectLoggerLayer(logger))));
-  const run = observability.traceRun(runtime.runPromiseExit);
-  // Build every layer now: a missing model or an unreadable store stops the start, not a request.
-  await runtime.runPromise(Effect.void);
-
-  const servers = await startServers({
-    logger,
-    makeApp: (publicBaseUrl) =>
-      createHttpApp({
-        run,
-        logger,
-        maxBodyBytes: config.maxBodyBytes,
-        resultUrls,
-        openApiDocument: openApiDocument(publicBaseUrl),
-        trustProxy: config.trustProxy,
-        publicBaseUrl,
-        operatorToken: config.operatorToken,
-        admissionBudget,
-        instrumentation: observability.httpMiddleware,
-        consoleCookieKey: secrets.consoleCookieKey,
-      }),
-    tls,
-    host: config.host,
-    port: config.port,
-    httpPort: config.httpPort,
-    publicBaseUrl: config.publicBaseUrl,
-    maxConnections: config.maxConnections,
-    tlsHandshakeTimeoutMs: config.tlsHandshakeTimeoutMs,
-  });
   const { metricsPort } = await observability.start(run);
   logger.info(
     {
@@ -73,7 +35,7 @@ const start = async () => {
       metricsPort,
       publicBaseUrl: servers.publicBaseUrl,
       dataDir: config.dataDir,
-      engineMemoryBudgetBytes: admissionBudget.limit,
+      engineMemoryBudgetBytes: config.engineMemoryBudgetBytes,
     },
     "listening",
   );

@@ -7,7 +7,7 @@ import { ImageInspector } from "../ports/image-inspector.ts";
 import type { Principal } from "./authenticate.ts";
 import { InsufficientPermissions, InvalidRequest } from "./errors.ts";
 import { decodeImagePayload } from "./image-payload.ts";
-import { ensureFeature, runTransformation } from "./run-transformation.ts";
+import { entitle, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
 import { storeResult } from "./store-result.ts";
 
@@ -37,7 +37,7 @@ export const generate = (principal: Principal, input: GenerateInput) =>
       return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
     }
     const template = lookup.template;
-    yield* ensureFeature(principal, "generate");
+    const entitled = yield* entitle(principal, "generate");
     if (!template.plans.includes(principal.account.plan)) {
       return yield* new InsufficientPermissions({
         message: `The ${principal.account.plan} plan does not include the ${template.templateType}/${template.template} template.`,
@@ -61,5 +61,5 @@ export const generate = (principal: Principal, input: GenerateInput) =>
       };
       return { value, output: { ...output, inputFormat: image.format } };
     });
-    return yield* runTransformation(principal, "generate", { template: template.template, templateType: template.templateType }, process);
+    return yield* runTransformation(entitled, { template: template.template, templateType: template.templateType }, process);
   });

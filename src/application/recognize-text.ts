@@ -16,7 +16,7 @@ import type { Principal } from "./authenticate.ts";
 import { type FieldIssue, InvalidRequest } from "./errors.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { documentResult, type OcrPageResult } from "./ocr-document-result.ts";
-import { ensureFeature, runTransformation } from "./run-transformation.ts";
+import { entitle, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
 
 export interface OcrInput {
@@ -72,7 +72,7 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
 
     // A document's pages are counted before its quota is reserved (one unit per page); an image,
     // or anything that is not a document, is decoded after its unit is reserved, as on every route.
-    yield* ensureFeature(principal, "ocr");
+    const entitled = yield* entitle(principal, "ocr");
     const decoded = yield* Effect.result(decodeImagePayload("image", input.image, settings.maxImageBytes));
     const document = Result.isSuccess(decoded) ? yield* reader.openDocument(decoded.success) : undefined;
 
@@ -83,7 +83,7 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
         const result: OcrResult = yield* engine.recognize({ image, ...request });
         return { value: result, output: outputOf(result) };
       });
-      return yield* runTransformation(principal, "ocr", parameters, process);
+      return yield* runTransformation(entitled, parameters, process);
     }
 
     const process = Effect.gen(function* () {
@@ -97,5 +97,5 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
       const result = documentResult(outputFormat as OcrOutputFormat, pages);
       return { value: result, output: { ...outputOf(result), format: document.format, pages: String(document.pages) } };
     });
-    return yield* runTransformation(principal, "ocr", { ...parameters, pages: String(document.pages) }, process, document.pages);
+    return yield* runTransformation(entitled, { ...parameters, pages: String(document.pages) }, process, document.pages);
   });

@@ -34,11 +34,17 @@ const quotaExceeded = (plan: PlanId, now: Date) => {
   });
 };
 
-/** The plan must include the feature: checked before any quota is touched. */
-export const ensureFeature = (principal: Principal, feature: Feature, what: string = feature) =>
+/** A principal whose plan includes the feature: made only by `entitle`, the one place the plan's features are checked. */
+export interface Entitled {
+  readonly principal: Principal;
+  readonly feature: Feature;
+}
+
+/** The plan must include the feature: checked before any quota is touched; runTransformation takes only its proof. */
+export const entitle = (principal: Principal, feature: Feature): Effect.Effect<Entitled, InsufficientPermissions> =>
   planIncludes(principal.account.plan, feature)
-    ? Effect.void
-    : Effect.fail(new InsufficientPermissions({ message: `The ${principal.account.plan} plan does not include ${what}.` }));
+    ? Effect.succeed({ principal, feature })
+    : Effect.fail(new InsufficientPermissions({ message: `The ${principal.account.plan} plan does not include ${feature}.` }));
 
 /**
  * One billable request: reserve its `units` of the month's quota (1, or a document's pages) in one
@@ -48,15 +54,13 @@ export const ensureFeature = (principal: Principal, feature: Feature, what: stri
  * and the reservation is still released; reserve, commit and release always run to the end.
  */
 export const runTransformation = <A, E, R>(
-  principal: Principal,
-  operation: Feature,
+  { principal, feature: operation }: Entitled,
   parameters: Readonly<Record<string, string>>,
   process: Effect.Effect<Processed<A>, E, R>,
   units = 1,
 ) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
-      yield* ensureFeature(principal, operation);
       const ids = yield* Ids;
       const clock = yield* Clock;
       const settings = yield* ServiceSettings;

@@ -5,7 +5,7 @@ import { TryOnEngine } from "../ports/tryon-engine.ts";
 import type { Principal } from "./authenticate.ts";
 import { InvalidRequest } from "./errors.ts";
 import { decodeImagePayload } from "./image-payload.ts";
-import { runTransformation } from "./run-transformation.ts";
+import { entitle, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
 import { storeResult } from "./store-result.ts";
 
@@ -37,6 +37,7 @@ export const virtualTryOn = (principal: Principal, input: TryOnInput) =>
         details: resolved.problems,
       });
     }
+    const entitled = yield* entitle(principal, "virtual-tryon");
     const settings = yield* ServiceSettings;
     const process = Effect.gen(function* () {
       const inspector = yield* ImageInspector;
@@ -48,5 +49,5 @@ export const virtualTryOn = (principal: Principal, input: TryOnInput) =>
       const value: TryOnOutcome = { resultId, expiresAt, settings: result.settings, format, width, height, coverage: result.coverage };
       return { value, output };
     });
-    return yield* runTransformation(principal, "virtual-tryon", { ...resolved.settings }, process);
+    return yield* runTransformation(entitled, { ...resolved.settings }, process);
   });

@@ -3,7 +3,7 @@ import { Exit } from "effect";
 import Koa from "koa";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { consoleRoutes } from "../../src/adapters/http/console/console-routes.ts";
+import { consoleRoutes } from "../../src/adapters/console/console-routes.ts";
 import { accessLog } from "../../src/adapters/http/middleware/access-log.ts";
 import { requestId } from "../../src/adapters/http/middleware/request-id.ts";
 import { DependencyUnavailable } from "../../src/ports/errors.ts";

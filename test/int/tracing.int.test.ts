@@ -2,19 +2,13 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
-import { Effect, Layer, ManagedRuntime } from "effect";
+import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeAdmissionBudget } from "../../src/adapters/http/admission-budget.ts";
-import { createHttpApp } from "../../src/adapters/http/http-app.ts";
-import { effectLoggerLayer, makeLogger } from "../../src/adapters/http/logger.ts";
-import { openApiDocument } from "../../src/adapters/http/openapi-document.ts";
-import { type RunningServers, startServers } from "../../src/adapters/http/servers.ts";
-import { loadTlsCredentials } from "../../src/adapters/http/tls-credentials.ts";
-import { makeResultUrlSigner } from "../../src/adapters/results/signed-result-url.ts";
+import { makeLogger } from "../../src/adapters/http/logger.ts";
 import { loadServerSecrets } from "../../src/adapters/security/server-secret.ts";
 import { createKey, openAccount } from "../../src/application/accounts.ts";
-import { serverLayer } from "../../src/composition.ts";
 import { loadConfig } from "../../src/config.ts";
+import { type HttpService, startHttpService } from "../../src/http-service.ts";
 import { type Observability, observabilityFor } from "../../src/observability.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import { photoJpeg } from "../support/image-fixtures.ts";
@@ -29,8 +23,7 @@ const byTest = { kind: "service", task: "observability test" } as const;
  */
 const exporter = new InMemorySpanExporter();
 let observability: Observability;
-let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>;
-let servers: RunningServers;
+let service: HttpService;
 let client: HttpsClient;
 let key: string;
 
@@ -38,35 +31,9 @@ beforeAll(async () => {
   const config = loadConfig({ DATA_DIR: makeDataDir(), PORT: "0", HTTP_PORT: "0", OCR_WORKERS: "1" }, 2);
   observability = await observabilityFor(config, { spanProcessor: new SimpleSpanProcessor({ exporter }) });
   const logger = makeLogger("silent", observability.logMixin);
-  const secrets = loadServerSecrets(config);
-  const tls = await loadTlsCredentials(config);
-  runtime = ManagedRuntime.make(serverLayer(config, secrets, observability.decorators).pipe(Layer.provideMerge(effectLoggerLayer(logger)))) as typeof runtime;
-  const services = runtime as unknown as ManagedRuntime.ManagedRuntime<Layer.Success<ReturnType<typeof serverLayer>>, never>;
-  const run = observability.traceRun(services.runPromiseExit);
-  servers = await startServers({
-    logger,
-    makeApp: (publicBaseUrl) =>
-      createHttpApp({
-        run,
-        logger,
-        maxBodyBytes: config.maxBodyBytes,
-        resultUrls: makeResultUrlSigner(secrets.resultUrlKey),
-        openApiDocument: openApiDocument(publicBaseUrl),
-        trustProxy: config.trustProxy,
-        publicBaseUrl,
-        operatorToken: undefined,
-        instrumentation: observability.httpMiddleware,
-        admissionBudget: makeAdmissionBudget(config.engineMemoryBudgetBytes),
-        consoleCookieKey: secrets.consoleCookieKey,
-      }),
-    tls,
-    host: config.host,
-    port: 0,
-    httpPort: 0,
-    publicBaseUrl: undefined,
-    maxConnections: config.maxConnections,
-    tlsHandshakeTimeoutMs: config.tlsHandshakeTimeoutMs,
-  });
+  service = await startHttpService({ config, secrets: loadServerSecrets(config), logger, instrumentation: observability });
+  const { servers, tls } = service;
+  const services = service.runtime;
   client = new HttpsClient(servers.publicBaseUrl, Buffer.from(tls.cert));
   // Outside any request: no span is made for it.
   const created = await services.runPromise(
@@ -82,9 +49,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client?.close();
-  await servers?.drain(1000);
+  await service?.stop(1000);
   await observability?.stop();
-  await runtime?.dispose();
 });
 
 const childrenOf = (spans: ReadonlyArray<ReadableSpan>, parent: ReadableSpan) =>

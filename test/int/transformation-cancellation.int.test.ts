@@ -66,7 +66,7 @@ describe("a transformation whose deadline passes or whose client leaves", () => 
       Effect.gen(function* () {
         // One slot: the first job runs past the deadline, the second waits for the slot until its deadline passes too.
         const fibers = yield* Effect.forEach(["slow", "waiting"], (name) =>
-          Effect.forkChild(Effect.exit(runTransformation(principal, "generate", {}, work(name, 400)))),
+          Effect.forkChild(Effect.exit(runTransformation({ principal, feature: "generate" }, {}, work(name, 400)))),
         );
         const exits = yield* Effect.forEach(fibers, Fiber.join);
         return { exits, events: yield* quotaEvents };
@@ -84,7 +84,9 @@ describe("a transformation whose deadline passes or whose client leaves", () => 
     const { capacity, work, started, finished } = engine(10_000);
     const events = await Effect.runPromise(
       Effect.gen(function* () {
-        const fibers = yield* Effect.forEach(["running", "waiting"], (name) => Effect.forkChild(runTransformation(principal, "generate", {}, work(name, 300))));
+        const fibers = yield* Effect.forEach(["running", "waiting"], (name) =>
+          Effect.forkChild(runTransformation({ principal, feature: "generate" }, {}, work(name, 300))),
+        );
         while (capacity.load().running + capacity.load().queued < 2) yield* Effect.sleep(5);
         // The clients leave: the HTTP adapter interrupts their fibers (effect-runner.ts).
         yield* Effect.forEach(fibers, Fiber.interrupt);

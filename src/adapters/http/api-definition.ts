@@ -9,11 +9,14 @@ import { IdempotencyKey } from "./idempotency-key.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
 import { RESPONSE_HEADERS } from "./response-headers.ts";
 import { GenerateImageData, OcrData, OcrLanguagesData, ProfileData, Success, TemplatesData, VirtualTryOnData } from "./response-schemas.ts";
+import { EngineWork } from "./route/engine-work.ts";
 
 /**
- * The API's contract, declared once: each operation's path, request, success body and the errors
- * it can answer with. Koa serves it (api-routes.ts encodes every response through these Schemas);
- * openapi-document.ts generates the OpenAPI document from it. A new operation is one endpoint here.
+ * The API's contract, declared once: each operation's path, request, success body, the errors it
+ * can answer with, who may call it (ApiKey, OperatorToken) and whether it waits on an engine
+ * (EngineWork: admitted by memory, its body read within that size's limit). route/mount.ts builds
+ * the Koa router from it, with the handlers of api-handlers.ts; openapi-document.ts generates the
+ * OpenAPI document from it. A new operation is one endpoint here and one handler.
  */
 
 /** The success bodies the handlers encode. */
@@ -51,7 +54,7 @@ const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
 /** The scheme of the keyed operations: their responses carry the RateLimit fields. */
 export const API_KEY_SCHEME = "apiKey";
 
-class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
+export class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
   security: {
     [API_KEY_SCHEME]: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as Authorization: Bearer its_<keyId>_<secret>"),
@@ -60,7 +63,7 @@ class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
   },
 }) {}
 
-class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
+export class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
   security: {
     operatorToken: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(
@@ -84,6 +87,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       success: GenerateImageResponse.annotate({ description: "The transformed image, stored; resultUrl works without a key until expiresAt" }),
       error: errorResponses("Transformation", TRANSFORMATION),
     })
+      .annotate(EngineWork, "oneImage")
       .annotate(OpenApi.Summary, "Apply a catalog template to an image")
       .annotate(
         OpenApi.Description,
@@ -95,6 +99,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       success: RecognizeTextResponse.annotate({ description: 'The text, with the format\'s own field; an image with no text gives text ""' }),
       error: errorResponses("Transformation", [...TRANSFORMATION, "UnsupportedLanguage"]),
     })
+      .annotate(EngineWork, "oneImage")
       .annotate(OpenApi.Summary, "Read the text of an image or a document")
       .annotate(
         OpenApi.Description,
@@ -109,6 +114,7 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
       success: VirtualTryOnResponse.annotate({ description: "The composite, stored; settings echoes what was applied, defaults filled in" }),
       error: errorResponses("TryOn", [...TRANSFORMATION, "UnusableTryOnInput"]),
     })
+      .annotate(EngineWork, "twoImages")
       .annotate(OpenApi.Summary, "Dress the person in the garment (pro and enterprise plans)")
       .annotate(
         OpenApi.Description,

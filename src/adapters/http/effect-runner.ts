@@ -3,7 +3,7 @@ import type { Context } from "koa";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import type { UndecodableEvent } from "../../ports/event-store.ts";
 import type { ApiError } from "./error-response.ts";
-import { sendFailure, sendSuccess, type SuccessSchema } from "./respond.ts";
+import { sendFailure } from "./respond.ts";
 
 /**
  * Runs a use case with the application's services; the HTTP adapter knows nothing else of Effect.
@@ -33,20 +33,18 @@ const clientClosedRequest = (ctx: Context): void => {
 };
 
 /**
- * Sends the use case's value as the operation's `data`, encoded through its success Schema, or
- * its failure through the error catalog. `E` must be a cataloged error: one without a status does
- * not compile here.
+ * Runs a route's use case and sends its value (`send`), or its failure through the error catalog.
+ * `E` must be a cataloged error: one without a status does not compile here.
  */
-export const respondWith = async <A, E extends ApiError, R, D>(
+export const respondWith = async <A, E extends ApiError, R>(
   ctx: Context,
   run: RunEffect<R>,
   effect: Effect.Effect<A, E, R>,
-  schema: SuccessSchema<D>,
-  toData: (value: A) => D,
+  send: (value: A) => void,
 ): Promise<void> => {
   const signal = clientGone(ctx);
   const exit = await run(effect, { signal });
-  if (exit._tag === "Success") sendSuccess(ctx, schema, toData(exit.value));
+  if (exit._tag === "Success") send(exit.value);
   else if (signal.aborted && Cause.hasInterruptsOnly(exit.cause)) clientClosedRequest(ctx);
   else sendFailure(ctx, exit.cause);
 };

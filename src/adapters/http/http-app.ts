@@ -1,10 +1,11 @@
+import type Router from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "pino";
 import { NotFound } from "../../application/errors.ts";
 import { echo } from "../../domain/echo.ts";
-import { apiRoutes, type ApiRoutesOptions } from "./api-routes.ts";
-import { auditRoutes } from "./audit-routes.ts";
-import { consoleRoutes } from "./console/console-routes.ts";
+import { consoleRoutes } from "../console/console-routes.ts";
+import { ImageTransformationApi } from "./api-definition.ts";
+import { type ApiHandlerOptions, apiHandlers } from "./api-handlers.ts";
 import { errorResponseOf } from "./error-response.ts";
 import { type TrustProxy, trustsAnyProxy } from "./forwarded-client.ts";
 import { MethodNotAllowed } from "./http-errors.ts";
@@ -17,24 +18,39 @@ import { unreadUpload } from "./middleware/unread-upload.ts";
 import { requireForwardedHttps } from "./plain-http-refusal.ts";
 import { sendError, sendSuccess } from "./respond.ts";
 import { HealthResponse } from "./response-schemas.ts";
+import { mount, type MountOptions } from "./route/mount.ts";
 
-export interface HttpAppOptions extends ApiRoutesOptions {
+export interface HttpAppOptions extends Omit<MountOptions, "prefix">, ApiHandlerOptions {
   readonly logger: Logger;
+  readonly openApiDocument: object;
   /** Behind TLS-terminating proxies: which X-Forwarded-* entries to believe; requests that came in over HTTP are refused. */
   readonly trustProxy: TrustProxy;
-  /** OPERATOR_TOKEN: opens the audit API; undefined keeps it closed. */
-  readonly operatorToken: string | undefined;
   /** Request metrics and the request span (observability.ts), mounted before everything else. */
   readonly instrumentation?: ReadonlyArray<Koa.Middleware>;
   /** Seals the account console's one-time cookie (see console/new-key-flash.ts). */
   readonly consoleCookieKey: Buffer;
 }
 
+/**
+ * A router asked only for the paths under its prefix: each router tries every one of its routes'
+ * patterns on every request it sees. Case-insensitive, as the routers match.
+ */
+const under = (prefix: string, router: Router): Koa.Middleware => {
+  const routes = router.routes() as Koa.Middleware;
+  return (ctx, next) => (ctx.path.slice(0, prefix.length).toLowerCase() === prefix ? routes(ctx, next) : next());
+};
+
 /** The HTTPS application. Read top to bottom: what every request goes through, then the routes. */
 export const createHttpApp = (options: HttpAppOptions): Koa => {
   const app = new Koa();
-  const api = apiRoutes(options);
-  const audit = auditRoutes({ run: options.run, operatorToken: options.operatorToken });
+  const api = mount(ImageTransformationApi, apiHandlers(options), { ...options, prefix: "/api" });
+  // Serialized once: it is the largest body the service sends.
+  const document = JSON.stringify(options.openApiDocument);
+  api.get("/openapi.json", (ctx) => {
+    ctx.set("Cache-Control", "public, max-age=300");
+    ctx.type = "json";
+    ctx.body = document;
+  });
 
   app.use(unreadUpload());
   for (const middleware of options.instrumentation ?? []) app.use(middleware);
@@ -45,14 +61,13 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   if (trustsAnyProxy(options.trustProxy)) app.use(requireForwardedHttps(new URL(options.publicBaseUrl)));
   app.use(securityHeaders());
   app.use(async (ctx, next) => (ctx.path === "/healthz" && ctx.method === "GET" ? sendSuccess(ctx, HealthResponse, { status: "ok" }) : next()));
-  app.use(audit.routes());
-  app.use(consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey }).routes());
-  app.use(api.routes());
+  app.use(under("/console", consoleRoutes({ run: options.run, publicBaseUrl: options.publicBaseUrl, cookieKey: options.consoleCookieKey })));
+  app.use(under("/api", api));
   app.use(async (ctx) => {
-    // Any API path, the audit's included: a known path with another method is 405, not 404.
-    const matched = [api, audit].map((router) => router.match(ctx.path, ctx.method)).find((match) => match.path.length > 0);
+    // Any API path: a known path with another method is 405, not 404.
+    const matched = api.match(ctx.path, ctx.method);
     const [method, path] = [echo(ctx.method), echo(ctx.path)];
-    if (matched && !matched.route) {
+    if (matched.path.length > 0 && !matched.route) {
       return sendError(ctx, errorResponseOf(new MethodNotAllowed({ method, path, allow: [...new Set(matched.path.flatMap((layer) => layer.methods))] })));
     }
     sendError(ctx, errorResponseOf(new NotFound({ message: `No route for ${method} ${path}.` })));

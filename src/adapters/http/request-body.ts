@@ -1,6 +1,58 @@
+import type http from "node:http";
 import { Effect, Result, Schema, SchemaIssue } from "effect";
+import type { Context } from "koa";
+import getRawBody from "raw-body";
 import { InvalidRequest } from "../../application/errors.ts";
 import { echo } from "../../domain/echo.ts";
+import { type ErrorResponse, errorResponseOf } from "./error-response.ts";
+import { readyForBody } from "./expect-continue.ts";
+import { BodyTooLarge } from "./http-errors.ts";
+
+/**
+ * Reading a request body, in one place: its declared length, the limit, `100 Continue`, and every
+ * way the read can fail mapped to the catalog. The JSON routes and the console's forms both read
+ * through here.
+ */
+
+/** The length the client declared up front (Node's parser has already refused a malformed one); undefined when chunked or absent. */
+export const declaredLength = (req: http.IncomingMessage): number | undefined => {
+  const header = req.headers["content-length"];
+  return header === undefined ? undefined : Number(header);
+};
+
+const invalid = (message: string) => errorResponseOf(new InvalidRequest({ message, details: [] }));
+const aborted = () => invalid("The request was aborted.");
+
+/**
+ * What reading the body threw, as the client's error. A request whose connection went before its
+ * body was whole (a framing error Node could not parse, the client leaving) is the client's 400
+ * whatever the reader threw: one that starts reading after the connection is gone is told the
+ * stream "is not readable", and that is no fault of ours. Anything else is thrown on (a 500).
+ */
+const readFailure = (error: unknown, req: http.IncomingMessage, limit: number): ErrorResponse => {
+  if (req.destroyed && !req.complete) return aborted();
+  const { type } = (typeof error === "object" && error !== null ? error : {}) as { type?: unknown };
+  if (type === "entity.too.large") return errorResponseOf(new BodyTooLarge({ limitBytes: limit }));
+  if (type === "request.size.invalid") return invalid("The body is shorter than its Content-Length.");
+  if (type === "request.aborted") return aborted();
+  throw error;
+};
+
+/**
+ * The whole body within `limit` bytes, or the error response to send: 413 over the limit, known
+ * from Content-Length before a byte is read (a client waiting for `100 Continue` is never asked
+ * for it), 400 when the connection goes before the body is whole.
+ */
+export const readBody = async (ctx: Context, limit: number): Promise<Buffer | ErrorResponse> => {
+  const length = declaredLength(ctx.req);
+  if (length !== undefined && length > limit) return errorResponseOf(new BodyTooLarge({ limitBytes: limit }));
+  readyForBody(ctx.req, ctx.res);
+  try {
+    return await getRawBody(ctx.req, { length: length ?? null, limit });
+  } catch (error) {
+    return readFailure(error, ctx.req, limit);
+  }
+};
 
 /** Decodes a request body with its Schema; every offending field is named in `error.details`. */
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1();

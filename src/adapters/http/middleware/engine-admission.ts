@@ -1,7 +1,8 @@
-import type { Middleware } from "koa";
+import type { Context } from "koa";
 import { EngineBusy } from "../../../ports/errors.ts";
 import type { AdmissionBudget } from "../admission-budget.ts";
 import { errorResponseOf } from "../error-response.ts";
+import { declaredLength } from "../request-body.ts";
 import { sendError } from "../respond.ts";
 
 /**
@@ -11,29 +12,24 @@ import { sendError } from "../respond.ts";
  */
 export const BODY_MEMORY_FACTOR = 2.5;
 
+/** Nothing to give back: a request over the route's limit holds no share (the body reader refuses it). */
+const NOTHING_HELD = () => undefined;
+
 /**
- * Admission by memory, mounted before the JSON body is read: the request takes its share of the
- * budget (from Content-Length, or the route's limit when the length is not said up front) for as
- * long as it is handled. When the budget is full it is refused at once, 503 with Retry-After,
- * before a byte of its body is read: a client that sent `Expect: 100-continue` never sends it, and
- * one that sends it anyway has it discarded as it arrives (a connection closed on an unread upload
- * would be reset, and the client would see a lost connection instead of the 503). A body over the
- * route's limit passes on to the body reader, which refuses it with 413 without reading it.
+ * Admission by memory, before the JSON body is read: the request takes its share of the budget
+ * (from Content-Length, or the route's limit when the length is not said up front) for as long as
+ * it is handled; the function returned gives it back. When the budget is full it is refused at
+ * once, 503 with Retry-After, before a byte of its body is read (undefined: answered): a client
+ * that sent `Expect: 100-continue` never sends it, and one that sends it anyway has it discarded as
+ * it arrives (a connection closed on an unread upload would be reset, and the client would see a
+ * lost connection instead of the 503). A body over the route's limit passes on to the body reader,
+ * which refuses it with 413 without reading it.
  */
-export const engineAdmission =
-  (budget: AdmissionBudget, maxBodyBytes: number): Middleware =>
-  async (ctx, next) => {
-    const header = ctx.get("Content-Length");
-    const declared = /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    if (declared !== undefined && declared > maxBodyBytes) return next();
-    const release = budget.tryTake((declared ?? maxBodyBytes) * BODY_MEMORY_FACTOR);
-    if (release === undefined) {
-      // The engines are full to what this instance can hold: the engines' own refusal, from the catalog.
-      return sendError(ctx, errorResponseOf(new EngineBusy({ retryAfterSeconds: budget.retryAfterSeconds() })));
-    }
-    try {
-      await next();
-    } finally {
-      release();
-    }
-  };
+export const admitByMemory = (ctx: Context, budget: AdmissionBudget, maxBodyBytes: number): (() => void) | undefined => {
+  const declared = declaredLength(ctx.req);
+  if (declared !== undefined && declared > maxBodyBytes) return NOTHING_HELD;
+  const release = budget.tryTake((declared ?? maxBodyBytes) * BODY_MEMORY_FACTOR);
+  // The engines are full to what this instance can hold: the engines' own refusal, from the catalog.
+  if (release === undefined) sendError(ctx, errorResponseOf(new EngineBusy({ retryAfterSeconds: budget.retryAfterSeconds() })));
+  return release;
+};

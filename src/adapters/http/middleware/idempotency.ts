@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { Schema } from "effect";
-import type { Middleware } from "koa";
+import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { Principal } from "../../../application/authenticate.ts";
 import { InvalidRequest } from "../../../application/errors.ts";
@@ -11,39 +10,32 @@ import { clientGone, type RunEffect } from "../effect-runner.ts";
 import { errorResponseOf, isReplayable as keeps } from "../error-response.ts";
 import { IdempotencyKey } from "../idempotency-key.ts";
 import { sendError, sendFailure } from "../respond.ts";
-
-const sha256 = (...parts: ReadonlyArray<string | Buffer>): string => {
-  const hash = createHash("sha256");
-  for (const part of parts) hash.update(part).update("\n");
-  return hash.digest("hex");
-};
+import { sha256 } from "./json-body.ts";
 
 const isKey = Schema.is(IdempotencyKey);
 
+/** The request's Idempotency-Key header, when it sent one. */
+export const idempotencyKeyOf = (ctx: Context): string | ReadonlyArray<string> | undefined => ctx.headers["idempotency-key"];
+
 /**
- * `Idempotency-Key` on a POST, after authentication and the body: the first request with a key
- * runs and its response is kept for 24 hours (the body in the result store, its digest in the
- * key's events); a repeat gets it again byte for byte, marked `Idempotent-Replayed: true`, without
- * running or charging anything.
+ * `Idempotency-Key` on a POST, after authentication and the body (its `digest`, taken by
+ * json-body.ts): the first request with a key runs `handle` and its response is kept for 24 hours
+ * (the body in the result store, its digest in the key's events); a repeat gets it again byte for
+ * byte, marked `Idempotent-Replayed: true`, without running or charging anything.
  */
-export const idempotency =
-  (run: RunEffect<AppServices>, logger: Logger): Middleware =>
-  async (ctx, next) => {
-    // The raw body is needed only for the fingerprint: let it go now rather than hold it while
-    // the request waits for an engine (as much memory again as the parsed body).
-    const raw = ctx.state.rawBody;
-    delete ctx.state.rawBody;
-    const key = ctx.headers["idempotency-key"];
-    if (key === undefined) return next();
+export const idempotent =
+  (run: RunEffect<AppServices>, logger: Logger) =>
+  async (ctx: Context, principal: Principal, digest: string | undefined, handle: () => Promise<void>): Promise<void> => {
+    const key = idempotencyKeyOf(ctx);
+    if (key === undefined) return handle();
     if (typeof key !== "string" || !isKey(key)) {
       const message = "Idempotency-Key must be 1 to 255 printable ASCII characters.";
       return sendError(ctx, errorResponseOf(new InvalidRequest({ message, details: [{ path: "Idempotency-Key", message }] })));
     }
-    const principal: Principal = ctx.state.principal!;
     const request: IdempotentRequest = {
       accountId: principal.account.accountId,
       keyDigest: sha256(key),
-      fingerprint: sha256(ctx.method, ctx.path, raw ?? ""),
+      fingerprint: digest ?? sha256(ctx.method, ctx.path, ""),
       actor: { kind: "api-key", keyId: principal.key.keyId, accountId: principal.account.accountId },
     };
     const begun = await run(beginIdempotentRequest(request), { signal: clientGone(ctx) });
@@ -57,7 +49,7 @@ export const idempotency =
     }
     let recorded: ResponseToKeep | undefined;
     try {
-      await next();
+      await handle();
       if (keeps(ctx.status) && typeof ctx.body === "object" && ctx.body !== null && !Buffer.isBuffer(ctx.body)) {
         recorded = { status: ctx.status, body: ctx.body };
       }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Middleware } from "koa";
+import type { Context } from "koa";
 import { RateLimited, Unauthorized } from "../../../application/errors.ts";
 import { recordFailedAuth } from "../../../application/rate-limit.ts";
 import type { RateLimiter } from "../../../ports/rate-limiter.ts";
@@ -14,17 +14,21 @@ const sameSecret = (presented: string, expected: string): boolean =>
 /**
  * Operator-only routes: `Authorization: Bearer <OPERATOR_TOKEN>`. API keys do not open them, and
  * with no token configured nothing does. Failures count against the client address like failed
- * API keys, so guessing stays slow.
+ * API keys, so guessing stays slow. False: the request is answered.
  */
 export const operatorCredential =
-  (token: string | undefined, run: RunEffect<RateLimiter>): Middleware =>
-  async (ctx, next) => {
+  (token: string | undefined, run: RunEffect<RateLimiter>) =>
+  async (ctx: Context): Promise<boolean> => {
     const presented = /^Bearer (\S+)$/.exec(ctx.get("Authorization"))?.[1];
-    if (token !== undefined && presented !== undefined && sameSecret(presented, token)) return next();
+    if (token !== undefined && presented !== undefined && sameSecret(presented, token)) return true;
     const exit = await run(recordFailedAuth(ctx.ip));
-    if (exit._tag === "Failure") return sendFailure(ctx, exit.cause);
+    if (exit._tag === "Failure") {
+      sendFailure(ctx, exit.cause);
+      return false;
+    }
     const refusal = exit.value.allowed
       ? new Unauthorized({ message: "This route needs the operator credential." })
       : new RateLimited({ retryAfterSeconds: exit.value.retryAfterSeconds });
     sendError(ctx, errorResponseOf(refusal));
+    return false;
   };

@@ -1,6 +1,7 @@
 import type { Middleware } from "koa";
 import { answerBeforeBody, MAX_DISCARDED_BYTES } from "../answer-before-body.ts";
 import { holdsBody } from "../expect-continue.ts";
+import { declaredLength } from "../request-body.ts";
 
 /**
  * A request refused before its body was read (401, 429, 503 by admission, 413) is answered at
@@ -12,7 +13,7 @@ import { holdsBody } from "../expect-continue.ts";
 export const unreadUpload = (): Middleware => async (ctx, next) => {
   await next();
   const { req, res } = ctx;
-  const declared = Number(req.headers["content-length"] ?? 0);
+  const declared = declaredLength(req) ?? 0;
   const hasBody = declared > 0 || req.headers["transfer-encoding"] !== undefined;
   // A read body needs nothing; a client waiting for 100 Continue has sent nothing.
   const read = req.complete || req.readableEnded || req.listenerCount("data") > 0;

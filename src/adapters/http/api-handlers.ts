@@ -1,0 +1,67 @@
+import { Effect, Option } from "effect";
+import { auditAccount } from "../../application/audit.ts";
+import { parseAuditRange } from "../../application/audit-range.ts";
+import { NotFound } from "../../application/errors.ts";
+import { generate } from "../../application/generate.ts";
+import { ocrResponseData } from "../../application/ocr-response-data.ts";
+import { getProfile } from "../../application/profile.ts";
+import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
+import type { Transformed } from "../../application/run-transformation.ts";
+import { virtualTryOn } from "../../application/virtual-tryon.ts";
+import { TEMPLATES } from "../../domain/template-catalog.ts";
+import { Clock } from "../../ports/clock.ts";
+import { ResultStore } from "../../ports/result-store.ts";
+import type { ResultUrlSigner } from "../results/signed-result-url.ts";
+import type { ImageTransformationApi } from "./api-definition.ts";
+import type { AppServices } from "./app-services.ts";
+import { InvalidSignature } from "./http-errors.ts";
+import type { Handlers } from "./route/mount.ts";
+
+export interface ApiHandlerOptions {
+  readonly resultUrls: ResultUrlSigner;
+  /** Absolute origin of result URLs, e.g. https://api.example.com */
+  readonly publicBaseUrl: string;
+}
+
+/**
+ * What each operation of api-definition.ts does, by its name: the use case it runs with the request
+ * the definition decoded, and the operation's `data` made of its value (encoded through the
+ * operation's Schema by mount.ts).
+ */
+export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): Handlers<typeof ImageTransformationApi, AppServices> => {
+  const resultUrlFor = (resultId: string, expiresAt: Date) =>
+    `${publicBaseUrl}/api/results/${encodeURIComponent(resultId)}?${resultUrls.sign(resultId, expiresAt)}`;
+  /** A transformation whose result is stored: its value, with the signed URL that serves it. */
+  const storedResultData = <V extends { readonly resultId: string; readonly expiresAt: Date }>({ requestId, value, processingTimeMs }: Transformed<V>) => ({
+    ...value,
+    requestId,
+    resultUrl: resultUrlFor(value.resultId, value.expiresAt),
+    expiresAt: value.expiresAt.toISOString(),
+    processingTime: processingTimeMs,
+  });
+
+  return {
+    generateImage: ({ principal, payload }) => Effect.map(generate(principal, payload), storedResultData),
+    recognizeText: ({ principal, payload }) =>
+      Effect.map(recognizeText(principal, payload), ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) })),
+    virtualTryOn: ({ principal, payload }) => Effect.map(virtualTryOn(principal, payload), storedResultData),
+    listTemplates: () =>
+      Effect.succeed({
+        templates: TEMPLATES.map(({ template, templateType, description, output, plans }) => ({ template, templateType, description, output, plans })),
+      }),
+    listOcrLanguages: () => Effect.map(supportedOcrLanguages, (languages) => ({ languages })),
+    getProfile: ({ principal }) => getProfile(principal),
+    getResult: ({ params, querystring }) =>
+      Effect.gen(function* () {
+        const now = (yield* Clock).now();
+        const check = resultUrls.verify(params.resultId, querystring, now);
+        if (check === "tampered") return yield* new InvalidSignature();
+        const found = check === "ok" ? yield* (yield* ResultStore).get(params.resultId, now) : Option.none();
+        if (Option.isNone(found)) return yield* new NotFound({ message: "The result does not exist or has expired." });
+        const { bytes, contentType, expiresAt } = found.value;
+        const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
+        return { bytes, contentType, headers: { "Cache-Control": `private, max-age=${maxAge}` } };
+      }),
+    auditAccount: ({ params, query }) => Effect.flatMap(parseAuditRange(query.from, query.to), (range) => auditAccount(params.accountId, range)),
+  };
+};

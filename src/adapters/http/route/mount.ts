@@ -1,0 +1,139 @@
+import Router from "@koa/router";
+import { Context as Annotations, Effect, Schema } from "effect";
+import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api";
+import type { Context, Middleware } from "koa";
+import type { Logger } from "pino";
+import type { Principal } from "../../../application/authenticate.ts";
+import type { AdmissionBudget } from "../admission-budget.ts";
+import { ApiKey, OperatorToken } from "../api-definition.ts";
+import type { AppServices } from "../app-services.ts";
+import { respondWith, type RunEffect } from "../effect-runner.ts";
+import type { ApiError } from "../error-response.ts";
+import { authenticateKey } from "../middleware/authenticate-key.ts";
+import { admitByMemory } from "../middleware/engine-admission.ts";
+import { idempotencyKeyOf, idempotent } from "../middleware/idempotency.ts";
+import { readJsonObject } from "../middleware/json-body.ts";
+import { operatorCredential } from "../middleware/operator-credential.ts";
+import { decodeBody } from "../request-body.ts";
+import { sendSuccess, type SuccessSchema } from "../respond.ts";
+import { type BodyLimits, EngineWork } from "./engine-work.ts";
+
+/**
+ * The Koa router, built from the API definition: each endpoint's method, path, authentication,
+ * admission, body limit, Idempotency-Key, payload and success schema are read from it, and its
+ * handler is found by the endpoint's name. A route is one endpoint in api-definition.ts and one
+ * handler in the record, which must name every endpoint and no other (or it does not compile).
+ */
+
+type EndpointOf<Api> = Api extends HttpApi.HttpApi<string, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never;
+type Fields<S> = [S] extends [never] ? Record<never, never> : S extends Schema.Top ? S["Type"] : never;
+
+/** A binary success (a stored result): its bytes, their type, and headers of its own. */
+export interface BinaryReply {
+  readonly bytes: Uint8Array;
+  readonly contentType: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What a handler gives: the `data` of the success envelope, or the bytes of a binary success. */
+type ReplyOf<E> = HttpApiEndpoint.Success<E>["Type"] extends { readonly success: true; readonly data: infer D } ? D : BinaryReply;
+
+/** What a handler gets: the decoded path parameters and payload, the query's single values, and who called. */
+export type RouteRequest<E> = {
+  readonly params: Fields<HttpApiEndpoint.Params<E>>;
+  readonly payload: Fields<HttpApiEndpoint.Payload<E>>;
+  /** Each query parameter given once (a repeated one is absent), as sent; the raw query for signatures. */
+  readonly query: { readonly [K in keyof Fields<HttpApiEndpoint.Query<E>>]?: string };
+  readonly querystring: string;
+} & (ApiKey extends HttpApiEndpoint.Middleware<E> ? { readonly principal: Principal } : unknown);
+
+export type Handler<E, R> = (request: RouteRequest<E>) => Effect.Effect<ReplyOf<E>, ApiError, R>;
+
+/** One handler per endpoint, keyed by its name. */
+export type Handlers<Api, R> = { readonly [E in EndpointOf<Api> as HttpApiEndpoint.Identifier<E>]: Handler<E, R> };
+
+export interface MountOptions {
+  readonly run: RunEffect<AppServices>;
+  readonly logger: Logger;
+  readonly maxBodyBytes: BodyLimits;
+  /** Memory the requests waiting on an engine may hold; more are refused before their bodies are read. */
+  readonly admissionBudget: AdmissionBudget;
+  /** OPERATOR_TOKEN: opens the operator routes; undefined keeps them closed. */
+  readonly operatorToken: string | undefined;
+}
+
+type AnyHandler = (request: Record<string, unknown>) => Effect.Effect<unknown, ApiError, AppServices>;
+
+const singleValues = (query: Context["query"]): Record<string, string> => {
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) if (typeof value === "string") values[name] = value;
+  return values;
+};
+
+const sendBinary = (ctx: Context, reply: BinaryReply) => {
+  ctx.set(reply.headers);
+  ctx.type = reply.contentType;
+  ctx.body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+};
+
+/** The route of one endpoint: its steps, in the order a request meets them, from what the definition says of it. */
+const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: MountOptions): Middleware => {
+  const { run } = options;
+  const keyed = [...endpoint.middlewares].some((key) => key.key === ApiKey.key);
+  const operator = [...endpoint.middlewares].some((key) => key.key === OperatorToken.key);
+  const bodySize = Annotations.getOrUndefined(endpoint.annotations, EngineWork);
+  const payload = [...endpoint.payload.values()][0]?.schemas[0] as Schema.Decoder<unknown> | undefined;
+  if (payload !== undefined && bodySize === undefined) throw new Error(`${endpoint.identifier}: a payload needs its body size (EngineWork)`);
+  const takesKey = endpoint.headers?.ast._tag === "Objects" && endpoint.headers.ast.propertySignatures.some((field) => field.name === "idempotency-key");
+  const successes = [...endpoint.success];
+  const envelope = successes.length === 1 ? (successes[0] as unknown as SuccessSchema<unknown>) : undefined;
+  // Path parameters are strings the router matched: their schemas (Schema.String) cannot refuse them.
+  const decodeParams = endpoint.params === undefined ? undefined : Schema.decodeUnknownSync(endpoint.params as Schema.Decoder<Record<string, unknown>>);
+
+  const authenticate = keyed ? authenticateKey(run) : undefined;
+  const operatorOnly = operator ? operatorCredential(options.operatorToken, run) : undefined;
+  const keepResponse = idempotent(run, options.logger);
+
+  const send = (ctx: Context, reply: unknown) => (envelope === undefined ? sendBinary(ctx, reply as BinaryReply) : sendSuccess(ctx, envelope, reply));
+  const respond = (ctx: Context, request: Effect.Effect<Record<string, unknown>, ApiError>) =>
+    respondWith(ctx, run, Effect.flatMap(request, handler), (reply) => send(ctx, reply));
+
+  return async (ctx) => {
+    const principal = authenticate && (await authenticate(ctx));
+    if (authenticate && principal === undefined) return;
+    if (operatorOnly && !(await operatorOnly(ctx))) return;
+    const request = { params: decodeParams?.(ctx.params) ?? {}, query: singleValues(ctx.query), querystring: ctx.querystring, principal };
+    if (bodySize === undefined || payload === undefined) return respond(ctx, Effect.succeed({ ...request, payload: {} }));
+    // Admission by memory comes first: a request refused for a full budget is never read.
+    const release = admitByMemory(ctx, options.admissionBudget, options.maxBodyBytes[bodySize]);
+    if (release === undefined) return;
+    try {
+      const body = await readJsonObject(ctx, options.maxBodyBytes[bodySize], takesKey && idempotencyKeyOf(ctx) !== undefined);
+      if (body === undefined) return;
+      // The payload decoded is the one the document declares.
+      const decoded = Effect.map(decodeBody(payload, body.value), (value) => ({ ...request, payload: value }));
+      const handle = () => respond(ctx, decoded);
+      await (takesKey && principal !== undefined ? keepResponse(ctx, principal, body.digest, handle) : handle());
+    } finally {
+      release();
+    }
+  };
+};
+
+/** The API's routes under `prefix`, each as api-definition.ts declares it, answered by its handler. */
+export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  handlers: Handlers<HttpApi.HttpApi<Id, Groups>, AppServices>,
+  options: MountOptions & { readonly prefix: string },
+): Router => {
+  const router = new Router({ prefix: options.prefix });
+  const byName = handlers as unknown as Readonly<Record<string, AnyHandler>>;
+  for (const group of Object.values(api.groups as unknown as Record<string, HttpApiGroup.Top>)) {
+    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>) {
+      const handler = byName[endpoint.identifier];
+      if (handler === undefined) throw new Error(`no handler for ${endpoint.identifier}`);
+      router.register(endpoint.path, [endpoint.method], routeOf(endpoint, handler, options), { name: endpoint.identifier });
+    }
+  }
+  return router;
+};

@@ -1,0 +1,97 @@
+import { Effect, Layer, ManagedRuntime } from "effect";
+import type Koa from "koa";
+import { makeAdmissionBudget } from "./adapters/http/admission-budget.ts";
+import type { RunEffect } from "./adapters/http/effect-runner.ts";
+import { createHttpApp } from "./adapters/http/http-app.ts";
+import { effectLoggerLayer, type Logger } from "./adapters/http/logger.ts";
+import { openApiDocument } from "./adapters/http/openapi-document.ts";
+import { type RunningServers, startServers } from "./adapters/http/servers.ts";
+import { loadTlsCredentials, type TlsCredentials } from "./adapters/http/tls-credentials.ts";
+import { makeResultUrlSigner } from "./adapters/results/signed-result-url.ts";
+import type { ServerSecrets } from "./adapters/security/server-secret.ts";
+import { serverLayer } from "./composition.ts";
+import type { Config } from "./config.ts";
+import { type PortDecorators, undecorated } from "./port-decorators.ts";
+
+/** What wraps the service: request instrumentation and the tracing of use cases (observability.ts), or nothing. */
+export interface Instrumentation {
+  readonly decorators: PortDecorators;
+  readonly httpMiddleware: ReadonlyArray<Koa.Middleware>;
+  readonly traceRun: <R>(run: RunEffect<R>) => RunEffect<R>;
+}
+
+const uninstrumented: Instrumentation = { decorators: undecorated, httpMiddleware: [], traceRun: (run) => run };
+
+/** Every service the server's layer provides: the handlers' and the background work's. */
+export type ServerServices = Layer.Success<ReturnType<typeof serverLayer>>;
+
+export interface HttpService {
+  readonly servers: RunningServers;
+  /** Runs an effect with the service's own services (what the handlers run with). */
+  readonly run: RunEffect<ServerServices>;
+  readonly runtime: ManagedRuntime.ManagedRuntime<ServerServices, unknown>;
+  readonly tls: TlsCredentials;
+  /** Drains the listeners (admitted requests answered within `graceMs`), then releases every service. */
+  readonly stop: (graceMs: number) => Promise<void>;
+}
+
+/**
+ * The HTTPS service as configured: the services (composition.ts), built at once so that a missing
+ * model or an unreadable store stops the start, not a request; the HTTP app over them; its
+ * listeners. main.ts serves it; tests start the same thing in their own process, on a temporary
+ * DATA_DIR and free ports, when what they test is not the process itself.
+ */
+export const startHttpService = async (options: {
+  readonly config: Config;
+  readonly secrets: ServerSecrets;
+  readonly logger: Logger;
+  readonly instrumentation?: Instrumentation;
+  /** The services: serverLayer (the default), or composition.ts's testServerLayer. */
+  readonly layer?: (config: Config, secrets: ServerSecrets, decorators: PortDecorators) => ReturnType<typeof serverLayer>;
+}): Promise<HttpService> => {
+  const { config, secrets, logger } = options;
+  const instrumentation = options.instrumentation ?? uninstrumented;
+  const tls = await loadTlsCredentials(config);
+  const runtime = ManagedRuntime.make(
+    (options.layer ?? serverLayer)(config, secrets, instrumentation.decorators).pipe(Layer.provideMerge(effectLoggerLayer(logger))),
+  );
+  const run = instrumentation.traceRun(runtime.runPromiseExit as RunEffect<ServerServices>);
+  await runtime.runPromise(Effect.void);
+  const resultUrls = makeResultUrlSigner(secrets.resultUrlKey);
+  const admissionBudget = makeAdmissionBudget(config.engineMemoryBudgetBytes);
+  const makeApp = (publicBaseUrl: string) =>
+    createHttpApp({
+      run,
+      logger,
+      maxBodyBytes: config.maxBodyBytes,
+      resultUrls,
+      openApiDocument: openApiDocument(publicBaseUrl),
+      trustProxy: config.trustProxy,
+      publicBaseUrl,
+      operatorToken: config.operatorToken,
+      admissionBudget,
+      instrumentation: instrumentation.httpMiddleware,
+      consoleCookieKey: secrets.consoleCookieKey,
+    });
+  const servers = await startServers({
+    logger,
+    makeApp,
+    tls,
+    host: config.host,
+    port: config.port,
+    httpPort: config.httpPort,
+    publicBaseUrl: config.publicBaseUrl,
+    maxConnections: config.maxConnections,
+    tlsHandshakeTimeoutMs: config.tlsHandshakeTimeoutMs,
+  });
+  return {
+    servers,
+    run,
+    runtime,
+    tls,
+    stop: async (graceMs) => {
+      await servers.drain(graceMs);
+      await runtime.dispose();
+    },
+  };
+};
