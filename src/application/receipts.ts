@@ -71,8 +71,12 @@ export const consistencyProofOf = (from: number, to: number) =>
     return { from, to, hashes: (yield* log.consistencyProof(from, to)).map(base64) };
   });
 
-/** An account's bill for a period: every receipt with its proof against one checkpoint, and the totals. */
-export const statementOf = (account: string, period: string) =>
+/**
+ * An account's bill for a period: every receipt with its proof against one checkpoint, the totals,
+ * and a consistency proof to that checkpoint from each tree size in `from` (checkpoints the
+ * customer saved earlier; sizes not below the checkpoint's need none and are left out).
+ */
+export const statementOf = (account: string, period: string, from: ReadonlyArray<number> = []) =>
   Effect.gen(function* () {
     const log = yield* ReceiptLog;
     const checkpoint = yield* currentCheckpoint;
@@ -83,7 +87,11 @@ export const statementOf = (account: string, period: string) =>
         return { receipt: yield* signReceipt(body), proof };
       }),
     );
-    return { period, checkpoint: checkpoint.note, receipts, totals: billTotals(bodies) };
+    const consistency = yield* Effect.forEach(
+      [...new Set(from)].filter((size) => size >= 1 && size < checkpoint.size),
+      (size) => Effect.map(log.consistencyProof(size, checkpoint.size), (hashes) => ({ from: size, hashes: hashes.map(base64) })),
+    );
+    return { period, checkpoint: checkpoint.note, receipts, totals: billTotals(bodies), consistency };
   });
 
 /**
