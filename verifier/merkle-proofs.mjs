@@ -27,6 +27,20 @@ const isPowerOfTwo = (n) => n > 0 && 2 ** Math.round(Math.log2(n)) === n;
 /** @param {unknown} n */
 const isSize = (n) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
 
+/**
+ * The step both RFC 9162 checks take when the sibling is on the left: hash it in, then shift both
+ * indices right "until LSB(fn) is set or fn is 0", then once more.
+ * @param {{ fn: number, sn: number }} at
+ */
+const climbPastLeftSiblings = (at) => {
+  if (!odd(at.fn)) {
+    while (!odd(at.fn) && at.fn !== 0) {
+      at.fn = half(at.fn);
+      at.sn = half(at.sn);
+    }
+  }
+};
+
 /** SHA-256(0x00 ‖ leaf): the hash a leaf's entry bytes have in the tree. */
 export const leafHash = (/** @type {Uint8Array} */ leaf) => sha256(Uint8Array.of(0), leaf);
 
@@ -36,26 +50,20 @@ export const leafHash = (/** @type {Uint8Array} */ leaf) => sha256(Uint8Array.of
  */
 export const verifyInclusion = ({ index, size, leaf, proof, root }) => {
   if (!isSize(index) || !isSize(size) || index >= size || leaf.length !== 32) return false;
-  let fn = index;
-  let sn = size - 1;
+  const at = { fn: index, sn: size - 1 };
   let r = leaf;
   for (const p of proof) {
-    if (sn === 0) return false;
-    if (odd(fn) || fn === sn) {
+    if (at.sn === 0) return false;
+    if (odd(at.fn) || at.fn === at.sn) {
       r = node(p, r);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      climbPastLeftSiblings(at);
     } else {
       r = node(r, p);
     }
-    fn = half(fn);
-    sn = half(sn);
+    at.fn = half(at.fn);
+    at.sn = half(at.sn);
   }
-  return sn === 0 && same(r, root);
+  return at.sn === 0 && same(r, root);
 };
 
 /**
@@ -68,30 +76,24 @@ export const verifyConsistency = ({ size1, size2, root1, root2, proof }) => {
   if (size1 === size2) return proof.length === 0 && same(root1, root2);
   if (proof.length === 0) return false;
   const path = isPowerOfTwo(size1) ? [root1, ...proof] : [...proof];
-  let fn = size1 - 1;
-  let sn = size2 - 1;
-  while (odd(fn)) {
-    fn = half(fn);
-    sn = half(sn);
+  const at = { fn: size1 - 1, sn: size2 - 1 };
+  while (odd(at.fn)) {
+    at.fn = half(at.fn);
+    at.sn = half(at.sn);
   }
   let fr = /** @type {Uint8Array} */ (path[0]);
   let sr = fr;
   for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (odd(fn) || fn === sn) {
+    if (at.sn === 0) return false;
+    if (odd(at.fn) || at.fn === at.sn) {
       fr = node(c, fr);
       sr = node(c, sr);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      climbPastLeftSiblings(at);
     } else {
       sr = node(sr, c);
     }
-    fn = half(fn);
-    sn = half(sn);
+    at.fn = half(at.fn);
+    at.sn = half(at.sn);
   }
-  return same(fr, root1) && same(sr, root2) && sn === 0;
+  return same(fr, root1) && same(sr, root2) && at.sn === 0;
 };
