@@ -38,7 +38,7 @@ const services = (name: string) =>
   Layer.mergeAll(
     sqliteEventStoreLayer({ path: join(dir, `${name}-events.sqlite`) }),
     sqliteReceiptLogLayer({ path: join(dir, `${name}-receipts.sqlite`), origin: ORIGIN }),
-    ed25519NoteSignerLayer(ORIGIN, Buffer.alloc(32, 9)),
+    ed25519NoteSignerLayer(ORIGIN, () => Buffer.alloc(32, 9)),
     lruStreamStateCache(),
     inProcessStreamLocks,
   );
@@ -135,7 +135,7 @@ const atScale = Effect.gen(function* () {
   };
 }).pipe(
   Effect.provide(
-    Layer.merge(sqliteReceiptLogLayer({ path: join(dir, "scale-receipts.sqlite"), origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, Buffer.alloc(32, 9))),
+    Layer.merge(sqliteReceiptLogLayer({ path: join(dir, "scale-receipts.sqlite"), origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, () => Buffer.alloc(32, 9))),
   ),
   Effect.scoped,
 );

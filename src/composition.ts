@@ -119,7 +119,7 @@ export const receiptLogLayer = (config: Config, secrets: ServerSecrets) =>
       const origin = config.ledgerLogOrigin ?? `image-transformation-api/receipts/${identity}`;
       return Layer.merge(
         sqliteReceiptLogLayer({ path: path.join(config.dataDir, "receipts.sqlite"), origin }),
-        ed25519NoteSignerLayer(origin, secrets.receiptLogSeed),
+        ed25519NoteSignerLayer(origin, secrets.receiptLogSeed, config.ledgerKeyGeneration),
       );
     }),
   );

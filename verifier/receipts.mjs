@@ -2,7 +2,7 @@
 /** Checks receipts and statements of the image transformation API's receipts log: node:crypto only. */
 import { verify } from "node:crypto";
 import { leafHash, verifyConsistency, verifyInclusion } from "./merkle-proofs.mjs";
-import { openCheckpoint } from "./signed-note.mjs";
+import { keyWithId, openCheckpoint } from "./signed-note.mjs";
 
 /**
  * RFC 8785 (JSON Canonicalization Scheme) for the values a receipt holds: object members sorted by
@@ -21,13 +21,14 @@ export const canonicalize = (value) =>
       : JSON.stringify(value);
 
 /**
- * Whether the receipt's signature is the log key's over its canonical body.
+ * Whether the receipt's signature is a log key's (the one its keyId names) over its canonical body.
  * @param {{ body: object, keyId: string, signature: string }} receipt
- * @param {import("./signed-note.mjs").VerifierKey} verifierKey
+ * @param {import("./signed-note.mjs").VerifierKey | ReadonlyArray<import("./signed-note.mjs").VerifierKey>} keys
  */
-export const receiptSigned = (receipt, verifierKey) =>
-  receipt.keyId === verifierKey.keyId.toString("hex") &&
-  verify(null, Buffer.from(canonicalize(receipt.body)), verifierKey.key, Buffer.from(receipt.signature, "base64"));
+export const receiptSigned = (receipt, keys) => {
+  const key = keyWithId(Array.isArray(keys) ? keys : [keys], receipt.keyId);
+  return key !== undefined && verify(null, Buffer.from(canonicalize(receipt.body)), key.key, Buffer.from(receipt.signature, "base64"));
+};
 
 /** @param {string} text */
 const bytes = (text) => new Uint8Array(Buffer.from(text, "base64"));
@@ -45,7 +46,7 @@ const bytes = (text) => new Uint8Array(Buffer.from(text, "base64"));
  *     totals: { units: number, charges: number, releases: number, refunds: number },
  *     consistency?: Array<{ from: number, hashes: string[] }>,
  *   },
- *   verifierKey: import("./signed-note.mjs").VerifierKey,
+ *   verifierKey: import("./signed-note.mjs").VerifierKey | ReadonlyArray<import("./signed-note.mjs").VerifierKey>,
  *   saved?: string[],
  * }} input
  */

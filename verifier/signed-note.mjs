@@ -29,33 +29,57 @@ export const parseVerifierKey = (line) => {
 /** @typedef {ReturnType<typeof parseVerifierKey>} VerifierKey */
 
 /**
- * The text of a note whose signature by `verifierKey` holds; throws naming what fails.
- * @param {string} note
- * @param {VerifierKey} verifierKey
+ * Every verifier key line of a text (GET /api/ledger/key gives the current key first, then the
+ * keys of earlier generations, which older receipts and checkpoints were signed with).
+ * @param {string} text
+ * @returns {VerifierKey[]}
  */
-export const openNote = (note, verifierKey) => {
+export const parseVerifierKeys = (text) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .map(parseVerifierKey);
+
+/**
+ * The key of `keys` whose id is `keyId` (4 bytes, or their hex).
+ * @param {ReadonlyArray<VerifierKey>} keys
+ * @param {Uint8Array | string} keyId
+ */
+export const keyWithId = (keys, keyId) => {
+  const hex = typeof keyId === "string" ? keyId.toLowerCase() : Buffer.from(keyId).toString("hex");
+  return keys.find((key) => key.keyId.toString("hex") === hex);
+};
+
+/**
+ * The text of a note whose signature by one of `keys` holds; throws naming what fails.
+ * @param {string} note
+ * @param {VerifierKey | ReadonlyArray<VerifierKey>} keys
+ */
+export const openNote = (note, keys) => {
+  const known = Array.isArray(keys) ? keys : [/** @type {VerifierKey} */ (keys)];
   const split = note.lastIndexOf("\n\n");
   if (split < 0 || !note.endsWith("\n")) throw new Error("not a signed note: no blank line before the signatures");
   const text = note.slice(0, split + 1);
   const lines = note.slice(split + 2, -1).split("\n");
   for (const line of lines) {
     const match = /^\u2014 (\S+) (\S+)$/u.exec(line);
-    if (!match || match[1] !== verifierKey.name) continue;
-    const signature = Buffer.from(match[2] ?? "", "base64");
-    if (signature.length !== 68 || !signature.subarray(0, 4).equals(verifierKey.keyId)) continue;
-    if (verify(null, Buffer.from(text), verifierKey.key, signature.subarray(4))) return text;
-    throw new Error(`the note's signature by ${verifierKey.name} does not verify`);
+    const signature = Buffer.from(match?.[2] ?? "", "base64");
+    const key = signature.length === 68 ? keyWithId(known, signature.subarray(0, 4)) : undefined;
+    if (!match || key === undefined || match[1] !== key.name) continue;
+    if (verify(null, Buffer.from(text), key.key, signature.subarray(4))) return text;
+    throw new Error(`the note's signature by ${key.name} does not verify`);
   }
-  throw new Error(`the note carries no signature by ${verifierKey.name}`);
+  throw new Error(`the note carries no signature by ${known.map((key) => key.name).join(" or ")}`);
 };
 
 /**
- * The origin, size and root hash of a checkpoint note signed by `verifierKey`.
+ * The origin, size and root hash of a checkpoint note signed by one of `keys`.
  * @param {string} note
- * @param {VerifierKey} verifierKey
+ * @param {VerifierKey | ReadonlyArray<VerifierKey>} keys
  */
-export const openCheckpoint = (note, verifierKey) => {
-  const [origin, size, root] = openNote(note, verifierKey).split("\n");
+export const openCheckpoint = (note, keys) => {
+  const [origin, size, root] = openNote(note, keys).split("\n");
   if (!origin || !size || !/^(0|[1-9]\d{0,15})$/u.test(size) || !root) throw new Error("the note is not a checkpoint: origin, size, root hash");
   const hash = Buffer.from(root, "base64");
   if (hash.length !== 32) throw new Error("the checkpoint's root hash is not 32 bytes");

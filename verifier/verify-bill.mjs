@@ -5,7 +5,7 @@
  *
  *   node verify-bill.mjs --key ledger-key.txt --statement statement.json [--checkpoint saved.txt ...]
  *
- * `--key`: the verifier key line from GET /api/ledger/key; `--statement`: the body (or its `data`)
+ * `--key`: the verifier key lines from GET /api/ledger/key (the current key and earlier ones); `--statement`: the body (or its `data`)
  * of GET /api/user/statement?period=YYYY-MM&from=N,…; `--checkpoint`: checkpoints saved earlier
  * from GET /api/ledger/checkpoint. Exit 0: every receipt is signed and in the log, the totals add
  * up, and the log extends every saved checkpoint. Exit 1: each failure named. Exit 2: bad usage.
@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { checkStatement } from "./receipts.mjs";
-import { parseVerifierKey } from "./signed-note.mjs";
+import { parseVerifierKeys } from "./signed-note.mjs";
 
 const usage = "usage: verify-bill.mjs --key FILE --statement FILE [--checkpoint FILE ...]";
 let options;
@@ -31,7 +31,7 @@ const parsed = JSON.parse(readFileSync(options.statement, "utf8"));
 const statement = parsed.data ?? parsed;
 const failures = checkStatement({
   statement,
-  verifierKey: parseVerifierKey(readFileSync(options.key, "utf8")),
+  verifierKey: parseVerifierKeys(readFileSync(options.key, "utf8")),
   saved: (options.checkpoint ?? []).map((file) => readFileSync(file, "utf8")),
 });
 for (const failure of failures) console.log(`FAIL ${failure}`);

@@ -12,6 +12,8 @@ export interface NoteSignerShape {
   readonly keyId: string;
   /** The signed-note verifier key line: `<name>+<key id hex>+<base64(0x01 ‖ public key)>`. */
   readonly verifierKey: string;
+  /** The verifier keys of earlier generations, newest first: what older receipts and checkpoints were signed with. */
+  readonly earlierVerifierKeys: ReadonlyArray<string>;
   /** The note `text` (ending in a newline) with its signature line under a blank line. */
   readonly signNote: (text: string) => string;
   /** The raw 64-byte Ed25519 signature of `data`, base64. */

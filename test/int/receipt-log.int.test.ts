@@ -60,7 +60,7 @@ const history = () => {
   };
 };
 
-const layerFor = (path: string) => Layer.merge(sqliteReceiptLogLayer({ path, origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, seed));
+const layerFor = (path: string) => Layer.merge(sqliteReceiptLogLayer({ path, origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, () => seed));
 const inLog = <A, E>(path: string, body: Effect.Effect<A, E, ReceiptLog | NoteSigner>) =>
   Effect.runPromise(Effect.scoped(Effect.provide(body, layerFor(path))));
 const applyAll = (events: ReadonlyArray<RecordedEvent>) =>
@@ -71,7 +71,7 @@ const verifierKey = () =>
   Effect.runPromise(
     Effect.gen(function* () {
       return parseVerifierKey((yield* NoteSigner).verifierKey);
-    }).pipe(Effect.provide(ed25519NoteSignerLayer(ORIGIN, seed))),
+    }).pipe(Effect.provide(ed25519NoteSignerLayer(ORIGIN, () => seed))),
   );
 
 describe("the receipts log", () => {

@@ -12,7 +12,7 @@ const ED25519 = 0x01;
  * A C2SP signed-note signer over an Ed25519 key made from a 32-byte seed. The key id is the first
  * four bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key), as the spec and Go's sumdb note define it.
  */
-export const makeEd25519NoteSigner = (name: string, seed: Buffer): NoteSignerShape => {
+export const makeEd25519NoteSigner = (name: string, seed: Buffer, earlierSeeds: ReadonlyArray<Buffer> = []): NoteSignerShape => {
   if (name.length === 0 || /[\s+]/u.test(name)) throw new Error(`a signed-note name has no spaces or '+': ${JSON.stringify(name)}`);
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed.subarray(0, 32)]), format: "der", type: "pkcs8" });
   const publicKey = (createPublicKey(privateKey).export({ format: "der", type: "spki" }) as Buffer).subarray(SPKI_ED25519_PREFIX_LENGTH);
@@ -26,6 +26,7 @@ export const makeEd25519NoteSigner = (name: string, seed: Buffer): NoteSignerSha
     name,
     keyId: keyIdBytes.toString("hex"),
     verifierKey: `${name}+${keyIdBytes.toString("hex")}+${typedKey.toString("base64")}`,
+    earlierVerifierKeys: earlierSeeds.map((earlier) => makeEd25519NoteSigner(name, earlier).verifierKey),
     signNote: (text) => {
       if (!text.endsWith("\n")) throw new Error("a note's text ends with a newline");
       const signed = Buffer.concat([keyIdBytes, signature(Buffer.from(text))]).toString("base64");
@@ -35,4 +36,15 @@ export const makeEd25519NoteSigner = (name: string, seed: Buffer): NoteSignerSha
   };
 };
 
-export const ed25519NoteSignerLayer = (name: string, seed: Buffer) => Layer.succeed(NoteSigner)(makeEd25519NoteSigner(name, seed));
+/**
+ * The signer of key generation `generation` (LEDGER_KEY_GENERATION): rotating the key is raising
+ * it; every earlier generation's verifier key stays published, so older receipts still check.
+ */
+export const ed25519NoteSignerLayer = (name: string, seedOf: (generation: number) => Buffer, generation = 1) =>
+  Layer.succeed(NoteSigner)(
+    makeEd25519NoteSigner(
+      name,
+      seedOf(generation),
+      Array.from({ length: generation - 1 }, (_, i) => seedOf(generation - 1 - i)),
+    ),
+  );

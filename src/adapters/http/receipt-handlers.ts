@@ -28,7 +28,8 @@ export const receiptHandlers: Pick<Handlers<typeof ImageTransformationApi, AppSe
   getLedgerCheckpoint: () => Effect.map(currentCheckpoint, ({ note }) => plainText(note)),
   getLedgerKey: () =>
     Effect.gen(function* () {
-      return plainText(`${(yield* NoteSigner).verifierKey}\n`);
+      const signer = yield* NoteSigner;
+      return plainText([signer.verifierKey, ...signer.earlierVerifierKeys].map((line) => `${line}\n`).join(""));
     }),
   getConsistencyProof: ({ query }) =>
     Effect.gen(function* () {
