@@ -16,6 +16,9 @@ interface BillPage {
 
 type StatementData = Effect.Success<ReturnType<typeof statementOf>>;
 
+/** A month of a busy account holds many thousands: the page shows the newest, the download has them all. */
+export const RECEIPTS_SHOWN = 500;
+
 const query = (period: string, from: string) => `period=${encodeURIComponent(period)}${from ? `&from=${encodeURIComponent(from)}` : ""}`;
 
 /**
@@ -26,6 +29,7 @@ const query = (period: string, from: string) => `period=${encodeURIComponent(per
 export const billPage = ({ view, csrfToken, statement, verifierKey, from, error }: BillPage) => {
   const { period, totals } = statement;
   const current = period === view.quota.period;
+  const shown = statement.receipts.slice(-RECEIPTS_SHOWN);
   return page({
     title: `Bill ${period}`,
     signedIn: { section: "bill", csrfToken, email: view.email },
@@ -65,31 +69,38 @@ export const billPage = ({ view, csrfToken, statement, verifierKey, from, error 
         ${
           statement.receipts.length === 0
             ? html`<p>No receipts in ${period}.</p>`
-            : html`<div class="table-wrap">
-                <table class="stack">
-                  <thead>
-                    <tr>
-                      <th scope="col">Time</th>
-                      <th scope="col">Request id</th>
-                      <th scope="col">Operation</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Units</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${statement.receipts.map(
-                      ({ receipt: { body } }) =>
-                        html`<tr data-testid="receipt-row">
-                          <td data-label="Time">${when(body.at)}</td>
-                          <td data-label="Request id"><code>${body.requestId}</code></td>
-                          <td data-label="Operation">${body.operation}</td>
-                          <td data-label="Kind">${body.kind}</td>
-                          <td data-label="Units">${body.units}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
+            : html`${
+                  shown.length < statement.receipts.length
+                    ? html`<p data-testid="receipts-cut">
+                        The newest ${shown.length} of ${statement.receipts.length} receipts; the downloaded statement holds them all.
+                      </p>`
+                    : ""
+                }
+                <div class="table-wrap">
+                  <table class="stack">
+                    <thead>
+                      <tr>
+                        <th scope="col">Time</th>
+                        <th scope="col">Request id</th>
+                        <th scope="col">Operation</th>
+                        <th scope="col">Kind</th>
+                        <th scope="col">Units</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${shown.map(
+                        ({ receipt: { body } }) =>
+                          html`<tr data-testid="receipt-row">
+                            <td data-label="Time">${when(body.at)}</td>
+                            <td data-label="Request id"><code>${body.requestId}</code></td>
+                            <td data-label="Operation">${body.operation}</td>
+                            <td data-label="Kind">${body.kind}</td>
+                            <td data-label="Units">${body.units}</td>
+                          </tr>`,
+                      )}
+                    </tbody>
+                  </table>
+                </div>`
         }
       </section>
       <section aria-labelledby="checkpoint-heading">
