@@ -13,8 +13,10 @@ const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
  * @param {string} line
  */
 export const parseVerifierKey = (line) => {
-  const [name, keyIdHex, encoded, ...rest] = line.trim().split("+");
-  if (!name || !keyIdHex || !encoded || rest.length > 0) throw new Error("the verifier key is not <name>+<key id>+<key>");
+  // Names hold no '+', but base64 may: the key is everything after the second '+'.
+  const [name, keyIdHex, ...keyParts] = line.trim().split("+");
+  const encoded = keyParts.join("+");
+  if (!name || !keyIdHex || !encoded) throw new Error("the verifier key is not <name>+<key id>+<key>");
   const typed = Buffer.from(encoded, "base64");
   if (typed.length !== 33 || typed[0] !== 0x01) throw new Error("the verifier key is not an Ed25519 key");
   const keyId = createHash("sha256")

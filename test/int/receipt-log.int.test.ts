@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Effect, Layer, Stream } from "effect";
 import { describe, expect, it } from "vitest";
-import { ed25519NoteSignerLayer } from "../../src/adapters/crypto/ed25519-note-signer.ts";
+import { ed25519NoteSignerLayer, makeEd25519NoteSigner } from "../../src/adapters/crypto/ed25519-note-signer.ts";
 import { sqliteReceiptLogLayer } from "../../src/adapters/projections/sqlite-receipt-log.ts";
 import { quotaEventCodec } from "../../src/application/events/quota-events.ts";
 import { consistencyProofOf, currentCheckpoint, inclusionProofOf, receiptsOf, statementOf } from "../../src/application/receipts.ts";
@@ -75,6 +75,15 @@ const verifierKey = () =>
   );
 
 describe("the receipts log", () => {
+  it("has the customer's verifier read a key whose base64 holds a '+', and check notes with it", () => {
+    // The first seed whose key's base64 holds a '+' (the line then has more than two).
+    const signer = Array.from({ length: 64 }, (_, i) => makeEd25519NoteSigner(ORIGIN, Buffer.alloc(32, i))).find((s) => s.verifierKey.split("+").length > 3);
+    const key = parseVerifierKey(`${signer!.verifierKey}\n`);
+    expect(key.keyId.toString("hex")).toBe(signer!.keyId);
+    const root = Buffer.alloc(32, 1).toString("base64");
+    expect(openCheckpoint(signer!.signNote(`${ORIGIN}\n1\n${root}\n`), key)).toMatchObject({ origin: ORIGIN, size: 1 });
+  });
+
   it("logs each commit as a charge and each release as a release, in store order, signed and proved against its checkpoint", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "its-receipts-")), "receipts.sqlite");
     const h = history();
