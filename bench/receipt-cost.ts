@@ -135,7 +135,10 @@ const atScale = Effect.gen(function* () {
   };
 }).pipe(
   Effect.provide(
-    Layer.merge(sqliteReceiptLogLayer({ path: join(dir, "scale-receipts.sqlite"), origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, () => Buffer.alloc(32, 9))),
+    Layer.merge(
+      sqliteReceiptLogLayer({ path: join(dir, "scale-receipts.sqlite"), origin: ORIGIN }),
+      ed25519NoteSignerLayer(ORIGIN, () => Buffer.alloc(32, 9)),
+    ),
   ),
   Effect.scoped,
 );

@@ -15,7 +15,7 @@ import { NoteSigner } from "../../src/ports/note-signer.ts";
 import { ReceiptLog } from "../../src/ports/receipt-log.ts";
 import { leafHash, verifyConsistency, verifyInclusion } from "../../verifier/merkle-proofs.mjs";
 import { canonicalize, checkStatement, receiptSigned } from "../../verifier/receipts.mjs";
-import { openCheckpoint, parseVerifierKey } from "../../verifier/signed-note.mjs";
+import { openCheckpoint, parseVerifierKey, parseVerifierKeys } from "../../verifier/signed-note.mjs";
 
 /**
  * The receipts log on a real SQLite file, fed quota events as the store records them, read through
@@ -60,7 +60,11 @@ const history = () => {
   };
 };
 
-const layerFor = (path: string) => Layer.merge(sqliteReceiptLogLayer({ path, origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, () => seed));
+const layerFor = (path: string) =>
+  Layer.merge(
+    sqliteReceiptLogLayer({ path, origin: ORIGIN }),
+    ed25519NoteSignerLayer(ORIGIN, () => seed),
+  );
 const inLog = <A, E>(path: string, body: Effect.Effect<A, E, ReceiptLog | NoteSigner>) =>
   Effect.runPromise(Effect.scoped(Effect.provide(body, layerFor(path))));
 const applyAll = (events: ReadonlyArray<RecordedEvent>) =>
@@ -180,5 +184,43 @@ describe("the receipts log", () => {
       });
       expect(consistent, name).toBe(false);
     }
+  });
+});
+
+describe("the receipts log's key, rotated", () => {
+  it("publishes every earlier generation's key after the current one; receipts of each generation and the new checkpoints verify", async () => {
+    const seedOf = (generation: number) => Buffer.alloc(32, generation);
+    const path = join(mkdtempSync(join(tmpdir(), "its-receipts-")), "receipts.sqlite");
+    const h = history();
+    const first = h.request("acc_a", "commit");
+    const signed = (generation: number) =>
+      Effect.runPromise(
+        Effect.scoped(
+          Effect.provide(
+            Effect.gen(function* () {
+              yield* applyAll(h.events);
+              const signer = yield* NoteSigner;
+              return {
+                receipts: yield* receiptsOf("acc_a", first),
+                checkpoint: yield* currentCheckpoint,
+                keys: [signer.verifierKey, ...signer.earlierVerifierKeys],
+              };
+            }),
+            Layer.merge(sqliteReceiptLogLayer({ path, origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, seedOf, generation)),
+          ),
+        ),
+      );
+    const before = await signed(1);
+    const after = await signed(3);
+    expect(after.keys).toHaveLength(3);
+    expect(after.keys.at(-1)).toBe(before.keys[0]);
+    const published = parseVerifierKeys(after.keys.join("\n"));
+    expect(receiptSigned(before.receipts[0]!, published)).toBe(true);
+    expect(receiptSigned(after.receipts[0]!, published)).toBe(true);
+    expect(after.receipts[0]!.keyId).not.toBe(before.receipts[0]!.keyId);
+    expect(openCheckpoint(after.checkpoint.note, published).size).toBe(1);
+    expect(openCheckpoint(before.checkpoint.note, published).size).toBe(1);
+    // Only the generation that signed it opens an old note: a key list without it is refused.
+    expect(() => openCheckpoint(before.checkpoint.note, published.slice(0, 2))).toThrow(/no signature/);
   });
 });
