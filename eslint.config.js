@@ -60,7 +60,7 @@ export default tseslint.config(
     ),
   },
   {
-    files: ["test/**", "bench/**", "src/adapters/cli/**", "bin/**"],
+    files: ["test/**", "bench/**", "src/adapters/cli/**", "bin/**", "verifier/verify-bill.mjs"],
     rules: { "no-console": "off" },
   },
 );

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { Effect, Layer } from "effect";
+import { ed25519NoteSignerLayer } from "./adapters/crypto/ed25519-note-signer.ts";
 import { nodeLedgerCryptoLayer } from "./adapters/crypto/node-ledger-crypto.ts";
 import { documentReaderLayer } from "./adapters/documents/document-reader.ts";
 import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bus.ts";
@@ -17,6 +18,7 @@ import { kvRateLimiterLayer } from "./adapters/nats/kv-rate-limiter.ts";
 import { natsConnectionLayer } from "./adapters/nats/nats-connection.ts";
 import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
+import { sqliteReceiptLogLayer } from "./adapters/projections/sqlite-receipt-log.ts";
 import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
 import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
 import { natsObjectResultStoreLayer } from "./adapters/results/nats-object-result-store.ts";
@@ -31,6 +33,7 @@ import { keyDirectoryLayer } from "./application/key-directory.ts";
 import { chainedEventStore } from "./application/ledger/chained-event-store.ts";
 import { makeLedgerSealer } from "./application/ledger/seal-ledger.ts";
 import { runProjection } from "./application/projection-runner.ts";
+import { checkReceiptLog } from "./application/receipt-log-check.ts";
 import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
 import { StoreIdentity, storeIdentityLayer } from "./application/store-identity.ts";
 import { inProcessStreamLocks } from "./application/stream-locks.ts";
@@ -46,6 +49,7 @@ import { LedgerCrypto } from "./ports/ledger-crypto.ts";
 import { OcrEngine } from "./ports/ocr-engine.ts";
 import { KeyProjection, UsageProjection } from "./ports/projections.ts";
 import { RateLimiter } from "./ports/rate-limiter.ts";
+import { ReceiptLog } from "./ports/receipt-log.ts";
 import { ResultStore } from "./ports/result-store.ts";
 import { TryOnEngine } from "./ports/tryon-engine.ts";
 
@@ -105,6 +109,22 @@ export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: Po
     inProcessStreamLocks,
   );
 
+/**
+ * The receipts log (DATA_DIR/receipts.sqlite) and the key that signs it, derived from the server
+ * secret so every instance signs alike. Its origin names the deployment's event store unless
+ * LEDGER_LOG_ORIGIN names it: it is in every receipt, so it must not change with an address.
+ */
+export const receiptLogLayer = (config: Config, secrets: ServerSecrets) =>
+  Layer.unwrap(
+    Effect.map(StoreIdentity, ({ identity }) => {
+      const origin = config.ledgerLogOrigin ?? `image-transformation-api/receipts/${identity}`;
+      return Layer.merge(
+        sqliteReceiptLogLayer({ path: path.join(config.dataDir, "receipts.sqlite"), origin }),
+        ed25519NoteSignerLayer(origin, secrets.receiptLogSeed, config.ledgerKeyGeneration),
+      );
+    }),
+  );
+
 /** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
 export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ path: path.join(config.dataDir, "projections.sqlite") });
 
@@ -138,8 +158,9 @@ const eventFlowLayer = (config: Config) =>
     Effect.gen(function* () {
       const usage = yield* UsageProjection;
       const keys = yield* KeyProjection;
+      const receipts = yield* ReceiptLog;
       const { identity } = yield* StoreIdentity;
-      for (const projection of [usage, keys]) {
+      for (const projection of [usage, keys, receipts]) {
         const binding = yield* projection.bindToStore(identity);
         if (binding._tag === "Reset") {
           yield* Effect.logWarning(
@@ -150,9 +171,26 @@ const eventFlowLayer = (config: Config) =>
       }
       // A new NATS stream gets all of history; the in-process bus, new at every start, only what the projections lack.
       const startWithoutCheckpoint =
-        config.natsUrl === undefined ? Effect.map(Effect.all([usage.position, keys.position]), (positions) => Math.min(...positions)) : Effect.succeed(0);
+        config.natsUrl === undefined
+          ? Effect.map(Effect.all([usage.position, keys.position, receipts.position]), (positions) => Math.min(...positions))
+          : Effect.succeed(0);
       yield* Effect.forkScoped(forwardEvents({ startWithoutCheckpoint }));
       yield* Effect.forkScoped(runProjection(usage));
+      // The receipts log is held against the store before it follows it: an edited store withholds it.
+      yield* Effect.forkScoped(
+        checkReceiptLog.pipe(
+          Effect.tap((check) =>
+            check.firstDifference === undefined
+              ? Effect.logInfo(`receipts log: ${check.stored} leaves agree with the event store up to position ${check.upTo}`)
+              : Effect.logError(
+                  `receipts log withheld: it differs from the event store from leaf ${check.firstDifference} on (stored ${check.stored}, the store makes ${check.derived}); ` +
+                    "nothing of it is published until an operator runs itsctl ledger log rebuild",
+                ),
+          ),
+          Effect.catchCause((cause) => Effect.logWarning("receipts log: the check against the store failed; it follows the store unchecked", cause)),
+          Effect.andThen(runProjection(receipts)),
+        ),
+      );
       // Revocations must reach every instance within a second, even while the bus is down.
       yield* Effect.forkScoped(runProjection(keys, { storePollInterval: "500 millis" }));
       if (config.ledgerSealIntervalSeconds > 0) yield* Effect.forkScoped(sealPeriodically(config.ledgerSealIntervalSeconds));
@@ -231,7 +269,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     ),
     argon2PasswordHasher,
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), messagingLayer(config, nats, decorators))),
+    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), receiptLogLayer(config, secrets), messagingLayer(config, nats, decorators))),
     Layer.provideMerge(storeIdentityLayer),
     Layer.provideMerge(coreLayer(config, secrets, decorators, store)),
   );

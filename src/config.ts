@@ -64,6 +64,9 @@ const Env = Schema.Struct({
   OTEL_TRACES_SAMPLER_ARG: Schema.optionalKey(Schema.NumberFromString.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
   OTEL_SERVICE_NAME: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[\w.-]{1,64}$/))),
   LEDGER_SEAL_INTERVAL_SECONDS: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
+  // A C2SP log origin: a schema-less URL, no spaces or '+'.
+  LEDGER_LOG_ORIGIN: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^\s+]{1,200}$/))),
+  LEDGER_KEY_GENERATION: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1000 }))),
 });
 
 export { ConfigError, type EventStoreSelection, postgresLocation, type ResultStoreSelection } from "./config-stores.ts";
@@ -143,6 +146,10 @@ export interface Config {
   readonly traceSampleRatio: number;
   /** How often the server seals the event store's stream heads (ledger seal); 0: only `itsctl ledger seal`. */
   readonly ledgerSealIntervalSeconds: number;
+  /** The receipts log's origin line (LEDGER_LOG_ORIGIN); unset: one made of the store's identity. */
+  readonly ledgerLogOrigin: string | undefined;
+  /** The generation of the receipts log's signing key (LEDGER_KEY_GENERATION, from 1): raise it to rotate the key. */
+  readonly ledgerKeyGeneration: number;
 }
 
 const MiB = 1024 * 1024;
@@ -241,5 +248,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     otelServiceName: e.OTEL_SERVICE_NAME ?? "image-transformation-api",
     traceSampleRatio: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
     ledgerSealIntervalSeconds: e.LEDGER_SEAL_INTERVAL_SECONDS ?? 3600,
+    ledgerLogOrigin: e.LEDGER_LOG_ORIGIN,
+    ledgerKeyGeneration: e.LEDGER_KEY_GENERATION ?? 1,
   };
 };

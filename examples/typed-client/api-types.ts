@@ -144,6 +144,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ledger/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipts log's newest checkpoint (no key needed)
+         * @description Save it: a later checkpoint must be consistent with it (GET /ledger/proof/consistency), or the log was rewritten.
+         */
+        get: operations["getLedgerCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key that signs receipts and checkpoints (no key needed) */
+        get: operations["getLedgerKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger/proof/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Proof that the log of `to` leaves extends the log of `from` (no key needed) */
+        get: operations["getConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/receipts/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed receipts of one of the account's requests */
+        get: operations["getReceipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger/proof/inclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Proof that one of the account's receipts is in the log of treeSize leaves */
+        get: operations["getInclusionProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A month's bill that proves itself
+         * @description verifier/verify-bill.mjs checks it with the key and the checkpoints saved earlier (from= their sizes).
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit/accounts/{accountId}": {
         parameters: {
             query?: never;
@@ -388,6 +496,108 @@ export interface components {
         /** @description YYYY-MM, YYYY-MM-DD (UTC) or an ISO 8601 date-time; inclusive */
         AuditRangeStart: string;
         AccountId: string;
+        /** @description Every receipt of the period, proved against one checkpoint, and the totals */
+        StatementReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["StatementData"];
+        };
+        StatementData: {
+            period: string;
+            /** @description the signed checkpoint (C2SP signed note) every proof here is against */
+            checkpoint: string;
+            receipts: components["schemas"]["ProvedReceipt"][];
+            totals: components["schemas"]["StatementTotals"];
+            /** @description a consistency proof from each tree size asked for with from=, to the checkpoint's size */
+            consistency: components["schemas"]["ConsistencyFrom"][];
+        };
+        ConsistencyFrom: {
+            from: number;
+            hashes: components["schemas"]["MerkleHash"][];
+        };
+        /** @description a SHA-256 hash of the receipts log's Merkle tree, base64 */
+        MerkleHash: string;
+        StatementTotals: {
+            /** @description units charged net of refunds: the profile's quota.used for the period */
+            units: number;
+            charges: number;
+            releases: number;
+            refunds: number;
+        };
+        ProvedReceipt: {
+            receipt: components["schemas"]["Receipt"];
+            proof: components["schemas"]["MerkleHash"][];
+        };
+        Receipt: {
+            body: components["schemas"]["ReceiptBody"];
+            /** @description the signed-note key id of the log key (GET /ledger/key), hex */
+            keyId: string;
+            /** @description Ed25519 over the body's canonical JSON (RFC 8785), the raw 64 bytes in base64 */
+            signature: string;
+        };
+        ReceiptBody: {
+            /** @enum {number} */
+            v: 1;
+            /** @description the log this receipt belongs to: the origin line of its checkpoints */
+            logOrigin: string;
+            /**
+             * @description charge: units counted by a success; release: a reservation given back uncharged; refund: charged units given back
+             * @enum {string}
+             */
+            kind: "charge" | "release" | "refund";
+            account: string;
+            requestId: string;
+            /** @enum {string} */
+            operation: "generate" | "ocr" | "virtual-tryon";
+            units: number;
+            /** @description the billing period, YYYY-MM (UTC) */
+            period: string;
+            /** Format: date-time */
+            at: string;
+            /** @description the receipt's leaf in the log, numbered from 0 in the event store's order */
+            leafIndex: number;
+        };
+        TreeSizesEncoded: string;
+        /** @description a month, YYYY-MM (UTC) */
+        BillingPeriod: string;
+        /** @description RFC 6962 audit path of the request's newest leaf, base64 hashes */
+        InclusionProofReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["InclusionProof"];
+        };
+        InclusionProof: {
+            leafIndex: number;
+            treeSize: number;
+            hashes: components["schemas"]["MerkleHash"][];
+        };
+        TreeSizeEncoded: string;
+        ReceiptRequestId: string;
+        /** @description The request's receipts: its charge, or the release of its reservation */
+        ReceiptsReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ReceiptsData"];
+        };
+        ReceiptsData: {
+            receipts: components["schemas"]["Receipt"][];
+        };
+        RequestId: string;
+        /** @description RFC 6962 consistency proof, base64 hashes */
+        ConsistencyProofReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConsistencyProof"];
+        };
+        ConsistencyProof: {
+            from: number;
+            to: number;
+            hashes: components["schemas"]["MerkleHash"][];
+        };
+        /** @description the signed-note verifier key line: <name>+<key id>+<base64 of 0x01 and the Ed25519 public key> */
+        LedgerVerifierKey: string;
+        /** @description a C2SP signed note: origin, tree size, base64 root hash, a blank line, the Ed25519 signature line */
+        LedgerCheckpoint: string;
         /** @description INVALID_SIGNATURE */
         InvalidSignatureError: {
             /** @enum {boolean} */
@@ -601,6 +811,8 @@ export interface components {
                 resultUrl: string;
                 /** Format: date-time */
                 expiresAt: string;
+                /** @description the signed receipt of this charge; null only when the log could not be read in time: GET /receipts/{requestId} gives it */
+                receipt: components["schemas"]["Receipt"] | null;
                 settings: components["schemas"]["TryOnSettings"];
                 /** @description jpeg, or png (with alpha) when backgroundStyle is transparent */
                 format: string;
@@ -686,6 +898,8 @@ export interface components {
             data: {
                 /** @description the transformation's id, as the audit trail records it */
                 requestId: string;
+                /** @description the signed receipt of this charge; null only when the log could not be read in time: GET /receipts/{requestId} gives it */
+                receipt: components["schemas"]["Receipt"] | null;
                 /** @description "" when the image holds no text; for a document, the pages' text joined by a blank line */
                 text: string;
                 /** @description the language used (eng+deu when several were asked); the detected one when auto was asked; for a document, the one most pages were read in */
@@ -809,6 +1023,8 @@ export interface components {
                 resultUrl: string;
                 /** Format: date-time */
                 expiresAt: string;
+                /** @description the signed receipt of this charge; null only when the log could not be read in time: GET /receipts/{requestId} gives it */
+                receipt: components["schemas"]["Receipt"] | null;
                 template: components["schemas"]["TemplateName"];
                 templateType: components["schemas"]["TemplateType"];
                 /** @enum {string} */
@@ -2042,6 +2258,620 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getLedgerCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a C2SP signed note: origin, tree size, base64 root hash, a blank line, the Ed25519 signature line */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["LedgerCheckpoint"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getLedgerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the signed-note verifier key line: <name>+<key id>+<base64 of 0x01 and the Ed25519 public key> */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["LedgerVerifierKey"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getConsistencyProof: {
+        parameters: {
+            query: {
+                from: components["schemas"]["TreeSizeEncoded"];
+                to: components["schemas"]["TreeSizeEncoded"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 6962 consistency proof, base64 hashes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsistencyProofReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getReceipts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: components["schemas"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request's receipts: its charge, or the release of its reservation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptsReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getInclusionProof: {
+        parameters: {
+            query: {
+                requestId: components["schemas"]["ReceiptRequestId"];
+                treeSize: components["schemas"]["TreeSizeEncoded"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 6962 audit path of the request's newest leaf, base64 hashes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InclusionProofReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query: {
+                period: components["schemas"]["BillingPeriod"];
+                from?: components["schemas"]["TreeSizesEncoded"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every receipt of the period, proved against one checkpoint, and the totals */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };

@@ -116,7 +116,7 @@ export const runProjection = (projection: ProjectionShape, options: RunProjectio
   );
 
 /** Every event of the store, in order. */
-const allEvents = (store: EventStore["Service"]): Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent> =>
+export const allEvents = (store: EventStore["Service"]): Stream.Stream<RecordedEvent, DependencyUnavailable | UndecodableEvent> =>
   Stream.paginate(0, (after) =>
     store
       .readAll({ after, limit: PAGE })

@@ -48,7 +48,10 @@ const readSealFile = (file: string): ExportedSeal => {
   }
 };
 
-/** `itsctl audit`, `itsctl ledger` and `itsctl projections rebuild`; `sealIntervalSeconds`: LEDGER_SEAL_INTERVAL_SECONDS as configured. */
+/**
+ * `itsctl audit`, `itsctl ledger` and `itsctl projections rebuild`; `sealIntervalSeconds`:
+ * LEDGER_SEAL_INTERVAL_SECONDS as configured. Returns the `ledger` command, for the receipts log's.
+ */
 export const registerAuditCommands = (
   program: Command,
   execute: Execute<EventStore | Clock | LedgerCrypto | UsageProjection | KeyProjection>,
@@ -143,4 +146,5 @@ export const registerAuditCommands = (
         options.json ? `${JSON.stringify(rebuilt, null, 2)}\n` : `${rebuilt.map((r) => `Rebuilt ${r.name} up to position ${r.position}`).join("\n")}\n`,
       );
     });
+  return ledger;
 };

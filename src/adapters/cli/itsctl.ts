@@ -4,7 +4,8 @@ import { Cause, type Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/accounts.ts";
 import type { Actor } from "../../application/actor.ts";
 import { issueInvitation, revokeInvitations } from "../../application/holder-access.ts";
-import { coreLayer, projectionsLayer } from "../../composition.ts";
+import { storeIdentityLayer } from "../../application/store-identity.ts";
+import { coreLayer, projectionsLayer, receiptLogLayer } from "../../composition.ts";
 import type { Config } from "../../config.ts";
 import { type EventStoreSelection, loadConfig } from "../../config.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
@@ -13,13 +14,18 @@ import { defaultPublicBaseUrl } from "../http/public-base-url.ts";
 import { loadServerSecrets } from "../security/server-secret.ts";
 import { maskUrlSecrets } from "../security/url-secrets.ts";
 import { registerAuditCommands } from "./audit-commands.ts";
+import { registerReceiptLogCommands } from "./receipt-log-commands.ts";
 import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts";
 
 /**
  * itsctl: the operator's tool. It reads the same configuration as the server and appends to the
  * same event store, so running servers see what it does at once.
  */
-const cliLayer = (config: Config) => Layer.merge(coreLayer(config, loadServerSecrets(config)), projectionsLayer(config));
+const cliLayer = (config: Config) => {
+  const secrets = loadServerSecrets(config);
+  const core = coreLayer(config, secrets);
+  return Layer.mergeAll(core, projectionsLayer(config), receiptLogLayer(config, secrets).pipe(Layer.provide(storeIdentityLayer), Layer.provide(core)));
+};
 type CliServices = Layer.Success<ReturnType<typeof cliLayer>>;
 
 class CliError extends Error {}
@@ -167,7 +173,8 @@ export const itsctl = (): Command => {
         `Copied ${copied.count} events from ${from} to ${to}; the target holds the same ${copied.count} events, SHA-256 ${copied.checksum}`,
       );
     });
-  registerAuditCommands(program, execute, operator, () => loadConfig(process.env, os.availableParallelism()).ledgerSealIntervalSeconds);
+  const ledger = registerAuditCommands(program, execute, operator, () => loadConfig(process.env, os.availableParallelism()).ledgerSealIntervalSeconds);
+  registerReceiptLogCommands(ledger, execute);
   return program;
 };
 

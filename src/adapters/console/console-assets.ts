@@ -42,6 +42,9 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 code { font-family: ui-monospace, monospace; }
+/* Signed notes and keys keep their lines (a signature must be copied whole) but wrap at any character on a narrow screen. */
+pre.note { font-family: ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; padding: .6rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; font-size: .9rem; }
+h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 .chart { width: 100%; height: auto; }
 .chart .axis { stroke: var(--line); }
 .chart text { fill: var(--muted); font-size: 10px; }

@@ -2,7 +2,7 @@ import { CONSOLE_ASSETS } from "./console-assets.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /** The console's pages: server-rendered HTML, every action a plain form. */
-type Section = "overview" | "keys" | "requests";
+type Section = "overview" | "keys" | "requests" | "bill";
 
 interface Layout {
   readonly title: string;
@@ -17,6 +17,7 @@ const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ["overview", "/console", "Overview"],
   ["keys", "/console/keys", "API keys"],
   ["requests", "/console/requests", "Recent requests"],
+  ["bill", "/console/bill", "Bill"],
 ];
 
 export const page = ({ title, signedIn, body }: Layout): string =>

@@ -15,6 +15,7 @@ import {
 } from "../../application/holder-access.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
 import { ERROR_CATALOG } from "../http/error-response.ts";
+import { billRoutes } from "./bill-routes.ts";
 import { CONSOLE_ASSETS } from "./console-assets.ts";
 import { messagePage, setPasswordPage, signInPage } from "./console-layout.ts";
 import { consoleHeaders, type ConsoleRun, executor, redirect, send, serverFault } from "./console-responses.ts";
@@ -50,8 +51,8 @@ const keyOf = (ctx: Context, view: ConsoleView) => {
 };
 
 /**
- * The account console (/console): holders sign in, see their plan, quota and usage, and make and
- * delete their own keys through the same use cases as itsctl. Server-rendered HTML; every state
+ * The account console (/console): holders sign in, see their plan, quota, usage and signed bill, and make
+ * and delete their own keys through the same use cases as itsctl. Server-rendered HTML; every state
  * change is a POST that must come from our own origin, and, once signed in, carry the session's
  * CSRF token beside the SameSite=Strict session cookie (console-session.ts checks both).
  */
@@ -152,6 +153,7 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
     "/requests",
     signedIn((ctx, { session, view }) => send(ctx, 200, requestsPage(view, session.csrfToken))),
   );
+  billRoutes(router, execute, signedIn);
   router.get(
     "/keys",
     signedIn((ctx, { session, view }) => {

@@ -7,6 +7,7 @@ import type { ApiErrorTag } from "./error-response.ts";
 import { errorResponses } from "./error-responses.ts";
 import { IdempotencyKey } from "./idempotency-key.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
+import { BillingPeriod, ConsistencyProofData, InclusionProofData, ReceiptsData, StatementData, TreeSize, TreeSizes } from "./receipt-schemas.ts";
 import { RESPONSE_HEADERS } from "./response-headers.ts";
 import { GenerateImageData, OcrData, OcrLanguagesData, ProfileData, Success, TemplatesData, VirtualTryOnData } from "./response-schemas.ts";
 import { EngineWork } from "./route/engine-work.ts";
@@ -27,6 +28,10 @@ export const OcrLanguagesResponse = Success("OcrLanguagesReply", OcrLanguagesDat
 export const TemplatesResponse = Success("TemplatesReply", TemplatesData);
 export const ProfileResponse = Success("ProfileReply", ProfileData);
 export const AuditReportResponse = Success("AuditReportReply", AuditReportData);
+export const ReceiptsResponse = Success("ReceiptsReply", ReceiptsData);
+export const InclusionProofResponse = Success("InclusionProofReply", InclusionProofData);
+export const ConsistencyProofResponse = Success("ConsistencyProofReply", ConsistencyProofData);
+export const StatementResponse = Success("StatementReply", StatementData);
 
 const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "RateLimited", "DependencyUnavailable"];
 /** A POST: its JSON body and Idempotency-Key can be refused before the use case runs; over plain HTTP, it is refused. */
@@ -172,6 +177,54 @@ const results = HttpApiGroup.make("results", { topLevel: true })
   )
   .annotateMerge(OpenApi.annotations({ title: "Results", description: "Stored results behind signed URLs." }));
 
+const plainText = (identifier: string, description: string) =>
+  Schema.String.annotate({ identifier, description }).pipe(HttpApiSchema.asText({ contentType: "text/plain" }));
+
+const ledger = HttpApiGroup.make("ledger", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("getLedgerCheckpoint", "/ledger/checkpoint", {
+      success: plainText("LedgerCheckpoint", "a C2SP signed note: origin, tree size, base64 root hash, a blank line, the Ed25519 signature line"),
+      error: errorResponses("Ledger", ["DependencyUnavailable"]),
+    })
+      .annotate(OpenApi.Summary, "The receipts log's newest checkpoint (no key needed)")
+      .annotate(OpenApi.Description, "Save it: a later checkpoint must be consistent with it (GET /ledger/proof/consistency), or the log was rewritten."),
+    HttpApiEndpoint.get("getLedgerKey", "/ledger/key", {
+      success: plainText("LedgerVerifierKey", "the signed-note verifier key line: <name>+<key id>+<base64 of 0x01 and the Ed25519 public key>"),
+      error: errorResponses("Ledger", ["DependencyUnavailable"]),
+    }).annotate(OpenApi.Summary, "The key that signs receipts and checkpoints (no key needed)"),
+    HttpApiEndpoint.get("getConsistencyProof", "/ledger/proof/consistency", {
+      query: { from: TreeSize, to: TreeSize },
+      success: ConsistencyProofResponse.annotate({ description: "RFC 6962 consistency proof, base64 hashes" }),
+      error: errorResponses("LedgerProof", ["InvalidRequest", "DependencyUnavailable"]),
+    }).annotate(OpenApi.Summary, "Proof that the log of `to` leaves extends the log of `from` (no key needed)"),
+  )
+  .annotateMerge(
+    OpenApi.annotations({ title: "Receipts log", description: "Every quota movement in an RFC 6962 Merkle tree, signed; checkable without our code." }),
+  );
+
+const receipts = HttpApiGroup.make("receipts", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("getReceipts", "/receipts/:requestId", {
+      params: { requestId: Schema.String.annotate({ identifier: "RequestId" }) },
+      success: ReceiptsResponse.annotate({ description: "The request's receipts: its charge, or the release of its reservation" }),
+      error: errorResponses("Receipt", [...KEYED, "NotFound"]),
+    }).annotate(OpenApi.Summary, "The signed receipts of one of the account's requests"),
+    HttpApiEndpoint.get("getInclusionProof", "/ledger/proof/inclusion", {
+      query: { requestId: Schema.String.annotate({ identifier: "ReceiptRequestId" }), treeSize: TreeSize },
+      success: InclusionProofResponse.annotate({ description: "RFC 6962 audit path of the request's newest leaf, base64 hashes" }),
+      error: errorResponses("Receipt", [...KEYED, "InvalidRequest", "NotFound"]),
+    }).annotate(OpenApi.Summary, "Proof that one of the account's receipts is in the log of treeSize leaves"),
+    HttpApiEndpoint.get("getStatement", "/user/statement", {
+      query: { period: BillingPeriod, from: Schema.optionalKey(TreeSizes) },
+      success: StatementResponse.annotate({ description: "Every receipt of the period, proved against one checkpoint, and the totals" }),
+      error: errorResponses("Receipt", [...KEYED, "InvalidRequest"]),
+    })
+      .annotate(OpenApi.Summary, "A month's bill that proves itself")
+      .annotate(OpenApi.Description, "verifier/verify-bill.mjs checks it with the key and the checkpoints saved earlier (from= their sizes)."),
+  )
+  .middleware(ApiKey)
+  .annotateMerge(OpenApi.annotations({ title: "Receipts", description: "The account's receipts, proofs and statements." }));
+
 const audit = HttpApiGroup.make("audit", { topLevel: true })
   .add(
     HttpApiEndpoint.get("auditAccount", "/audit/accounts/:accountId", {
@@ -201,6 +254,8 @@ export const ImageTransformationApi = HttpApi.make("image-transformation-api")
   .add(catalog)
   .add(account)
   .add(results)
+  .add(ledger)
+  .add(receipts)
   .add(audit)
   .annotate(
     HttpApi.AdditionalSchemas,

@@ -5,6 +5,7 @@ import { NotFound } from "../../application/errors.ts";
 import { generate } from "../../application/generate.ts";
 import { ocrResponseData } from "../../application/ocr-response-data.ts";
 import { getProfile } from "../../application/profile.ts";
+import { chargeReceiptOf } from "../../application/receipts.ts";
 import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
 import type { Transformed } from "../../application/run-transformation.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
@@ -16,6 +17,7 @@ import type { ResultUrlSigner } from "../results/signed-result-url.ts";
 import type { ImageTransformationApi } from "./api-definition.ts";
 import type { AppServices } from "./app-services.ts";
 import { InvalidSignature } from "./http-errors.ts";
+import { receiptHandlers } from "./receipt-handlers.ts";
 import type { Handlers } from "./route/mount.ts";
 
 export interface ApiHandlerOptions {
@@ -41,11 +43,17 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
     processingTime: processingTimeMs,
   });
 
+  /** A charged response's data, with the signed receipt of its charge. */
+  const withReceipt = <T extends { readonly requestId: string }, D>(transformed: T, data: (transformed: T) => D) =>
+    Effect.map(chargeReceiptOf(transformed.requestId), (receipt) => ({ ...data(transformed), receipt }));
+
   return {
-    generateImage: ({ principal, payload }) => Effect.map(generate(principal, payload), storedResultData),
+    generateImage: ({ principal, payload }) => Effect.flatMap(generate(principal, payload), (done) => withReceipt(done, storedResultData)),
     recognizeText: ({ principal, payload }) =>
-      Effect.map(recognizeText(principal, payload), ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) })),
-    virtualTryOn: ({ principal, payload }) => Effect.map(virtualTryOn(principal, payload), storedResultData),
+      Effect.flatMap(recognizeText(principal, payload), (done) =>
+        withReceipt(done, ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) })),
+      ),
+    virtualTryOn: ({ principal, payload }) => Effect.flatMap(virtualTryOn(principal, payload), (done) => withReceipt(done, storedResultData)),
     listTemplates: () =>
       Effect.succeed({
         templates: TEMPLATES.map((t) => ({
@@ -70,6 +78,7 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
         const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
         return { bytes, contentType, headers: { "Cache-Control": `private, max-age=${maxAge}` } };
       }),
+    ...receiptHandlers,
     auditAccount: ({ params, query }) => Effect.flatMap(parseAuditRange(query.from, query.to), (range) => auditAccount(params.accountId, range)),
   };
 };

@@ -9,10 +9,12 @@ import type { Ids } from "../../ports/ids.ts";
 import type { ImageEngine } from "../../ports/image-engine.ts";
 import type { ImageInspector } from "../../ports/image-inspector.ts";
 import type { LedgerCrypto } from "../../ports/ledger-crypto.ts";
+import type { NoteSigner } from "../../ports/note-signer.ts";
 import type { OcrEngine } from "../../ports/ocr-engine.ts";
 import type { PasswordHasher } from "../../ports/password-hasher.ts";
 import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
+import type { ReceiptLog } from "../../ports/receipt-log.ts";
 import type { ResultStore } from "../../ports/result-store.ts";
 import type { SecretHasher } from "../../ports/secret-hasher.ts";
 import type { TryOnEngine } from "../../ports/tryon-engine.ts";
@@ -37,4 +39,6 @@ export type AppServices =
   | OcrEngine
   | UsageProjection
   | KeyProjection
-  | PasswordHasher;
+  | PasswordHasher
+  | ReceiptLog
+  | NoteSigner;

@@ -2,6 +2,7 @@ import { Schema } from "effect";
 import { FEATURES, PLAN_IDS } from "../../domain/plan.ts";
 import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages } from "../../ports/ocr-engine.ts";
 import { OcrOutputFormat, TemplateName, TemplateType, TryOnSettings } from "./api-schemas.ts";
+import { ChargeReceipt } from "./receipt-schemas.ts";
 
 /**
  * Every response body of the API (docs/api-decisions.md): `{ success: true, data }` or the error body.
@@ -19,6 +20,7 @@ const StoredResult = {
   requestId: RequestId,
   resultUrl: Schema.String.annotate({ format: "uri", description: "absolute HTTPS URL, signed; no key needed until expiresAt" }),
   expiresAt: DateTime,
+  receipt: ChargeReceipt,
 };
 
 /** `{ success: true, data }` with the operation's data; `identifier` names it in the document. */
@@ -111,6 +113,7 @@ const OcrPage = Schema.Struct({
 
 export const OcrData = Schema.Struct({
   requestId: RequestId,
+  receipt: ChargeReceipt,
   text: Text.annotate({ description: '"" when the image holds no text; for a document, the pages\' text joined by a blank line' }),
   language: OcrLanguageUsed.annotate({
     description: "the language used (eng+deu when several were asked); the detected one when auto was asked; for a document, the one most pages were read in",

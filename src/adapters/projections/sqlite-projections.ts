@@ -18,21 +18,20 @@ export interface SqliteProjectionsOptions {
   readonly busyTimeoutMs?: number;
 }
 
-const schema = `
+/** What every projections database holds beside its projections' own tables. */
+const metaSchema = `
   CREATE TABLE IF NOT EXISTS projection_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
   CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL) STRICT;
-  ${usageProjectionDefinition.schema}
-  ${keyProjectionDefinition.schema}
 `;
 
-const open = (path: string, busyTimeoutMs: number): DatabaseSync => {
+const open = (path: string, busyTimeoutMs: number, schema: string): DatabaseSync => {
   mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
   try {
     // NORMAL (not FULL) under WAL: a process killed mid-write loses nothing; a power cut may lose the
     // last commits, rows and checkpoint together, and the projection then catches up from the store.
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-    db.exec(schema);
+    db.exec(metaSchema + schema);
     // Made once per database: durable subscriptions are named after it (see ProjectionShape.storageId).
     db.prepare("INSERT OR IGNORE INTO projection_meta (name, value) VALUES ('storage_id', ?)").run(randomUUID());
     return db;
@@ -42,25 +41,27 @@ const open = (path: string, busyTimeoutMs: number): DatabaseSync => {
   }
 };
 
+/** A projections database with `schema`'s tables, open for as long as the scope. */
+export const openProjectionDatabase = (options: SqliteProjectionsOptions, schema: string) =>
+  Effect.acquireRelease(Effect.try({ try: () => open(options.path, options.busyTimeoutMs ?? 250, schema), catch: unavailable }), (db) =>
+    Effect.sync(() => db.close()),
+  ).pipe(
+    Effect.flatMap((db) =>
+      Effect.try({
+        try: (): SqliteProjectionContext => ({
+          db,
+          storageId: (db.prepare("SELECT value FROM projection_meta WHERE name = 'storage_id'").get() as { value: string }).value,
+          openConnection: () => open(options.path, 10_000, schema),
+        }),
+        catch: unavailable,
+      }),
+    ),
+  );
+
 class ProjectionDatabase extends Context.Service<ProjectionDatabase, SqliteProjectionContext>()("ProjectionDatabase") {}
 
 const databaseLayer = (options: SqliteProjectionsOptions) =>
-  Layer.effect(ProjectionDatabase)(
-    Effect.acquireRelease(Effect.try({ try: () => open(options.path, options.busyTimeoutMs ?? 250), catch: unavailable }), (db) =>
-      Effect.sync(() => db.close()),
-    ).pipe(
-      Effect.flatMap((db) =>
-        Effect.try({
-          try: (): SqliteProjectionContext => ({
-            db,
-            storageId: (db.prepare("SELECT value FROM projection_meta WHERE name = 'storage_id'").get() as { value: string }).value,
-            openConnection: () => open(options.path, 10_000),
-          }),
-          catch: unavailable,
-        }),
-      ),
-    ),
-  );
+  Layer.effect(ProjectionDatabase)(openProjectionDatabase(options, usageProjectionDefinition.schema + keyProjectionDefinition.schema));
 
 /** The usage and key projections in one SQLite file, shared by every process on the same DATA_DIR. */
 export const sqliteProjectionsLayer = (options: SqliteProjectionsOptions) =>

@@ -14,6 +14,8 @@ export interface ServerSecrets {
   readonly eventChainKey: Buffer;
   /** Seed of the Ed25519 key that signs ledger seals. */
   readonly ledgerSealSeed: Buffer;
+  /** Seed of the Ed25519 key of each generation (from 1) that signs receipts and the receipts log's checkpoints. */
+  readonly receiptLogSeed: (generation: number) => Buffer;
   /** Seals the account console's one-time cookie (a new key's secret on its way to the page). */
   readonly consoleCookieKey: Buffer;
 }
@@ -40,6 +42,7 @@ export const loadServerSecrets = (options: { readonly serverSecret: string | und
     resultUrlKey: derive(master, "its/result-url/v1"),
     eventChainKey: derive(master, "its/event-chain/v1"),
     ledgerSealSeed: derive(master, "its/ledger-seal/v1"),
+    receiptLogSeed: (generation) => derive(master, generation === 1 ? "its/receipts-log/v1" : `its/receipts-log/v1/generation-${generation}`),
     consoleCookieKey: derive(master, "its/console-cookie/v1"),
   };
 };

@@ -70,6 +70,12 @@ const singleValues = (query: Context["query"]): Record<string, string> => {
   return values;
 };
 
+/** A JSON success (the envelope), unless the definition marks its body as text or bytes (HttpApiSchema.asText, asUint8Array). */
+const isJson = (schema: Schema.Top) => {
+  const encoding = schema.ast.annotations?.["~httpApiEncoding"] as { readonly _tag?: string } | undefined;
+  return encoding === undefined || encoding._tag === "Json";
+};
+
 const sendBinary = (ctx: Context, reply: BinaryReply) => {
   ctx.set(reply.headers);
   ctx.type = reply.contentType;
@@ -86,7 +92,7 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   if (payload !== undefined && bodySize === undefined) throw new Error(`${endpoint.identifier}: a payload needs its body size (EngineWork)`);
   const takesKey = endpoint.headers?.ast._tag === "Objects" && endpoint.headers.ast.propertySignatures.some((field) => field.name === "idempotency-key");
   const successes = [...endpoint.success];
-  const envelope = successes.length === 1 ? (successes[0] as unknown as SuccessSchema<unknown>) : undefined;
+  const envelope = successes.length === 1 && isJson(successes[0]!) ? (successes[0] as unknown as SuccessSchema<unknown>) : undefined;
   // Path parameters are strings the router matched: their schemas (Schema.String) cannot refuse them.
   const decodeParams = endpoint.params === undefined ? undefined : Schema.decodeUnknownSync(endpoint.params as Schema.Decoder<Record<string, unknown>>);
 
