@@ -171,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The key that signs receipts and checkpoints (no key needed) */
+        /**
+         * The keys that sign receipts and checkpoints (no key needed)
+         * @description One signed-note verifier key line per key: the current one first, then earlier generations, which older receipts name.
+         */
         get: operations["getLedgerKey"];
         put?: never;
         post?: never;
@@ -188,7 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Proof that the log of `to` leaves extends the log of `from` (no key needed) */
+        /**
+         * Proof that the log of `to` leaves extends the log of `from` (no key needed)
+         * @description Check it against two checkpoints of those sizes (RFC 9162, 2.1.4.2); a log that was rewritten has none that verifies.
+         */
         get: operations["getConsistencyProof"];
         put?: never;
         post?: never;
@@ -205,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed receipts of one of the account's requests */
+        /**
+         * The signed receipts of one of the account's requests
+         * @description A charged request has its charge; a failed one the release of its reservation. Another account's request: 404.
+         */
         get: operations["getReceipts"];
         put?: never;
         post?: never;
@@ -222,7 +231,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Proof that one of the account's receipts is in the log of treeSize leaves */
+        /**
+         * Proof that one of the account's receipts is in the log of treeSize leaves
+         * @description The audit path of the request's newest leaf (RFC 9162, 2.1.3.2), against a checkpoint of treeSize leaves.
+         */
         get: operations["getInclusionProof"];
         put?: never;
         post?: never;
@@ -500,16 +512,15 @@ export interface components {
         StatementReply: {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["StatementData"];
-        };
-        StatementData: {
-            period: string;
-            /** @description the signed checkpoint (C2SP signed note) every proof here is against */
-            checkpoint: string;
-            receipts: components["schemas"]["ProvedReceipt"][];
-            totals: components["schemas"]["StatementTotals"];
-            /** @description a consistency proof from each tree size asked for with from=, to the checkpoint's size */
-            consistency: components["schemas"]["ConsistencyFrom"][];
+            data: {
+                period: string;
+                /** @description the signed checkpoint (C2SP signed note) every proof here is against */
+                checkpoint: string;
+                receipts: components["schemas"]["ProvedReceipt"][];
+                totals: components["schemas"]["StatementTotals"];
+                /** @description a consistency proof from each tree size asked for with from=, to the checkpoint's size */
+                consistency: components["schemas"]["ConsistencyFrom"][];
+            };
         };
         ConsistencyFrom: {
             from: number;
@@ -564,12 +575,11 @@ export interface components {
         InclusionProofReply: {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["InclusionProof"];
-        };
-        InclusionProof: {
-            leafIndex: number;
-            treeSize: number;
-            hashes: components["schemas"]["MerkleHash"][];
+            data: {
+                leafIndex: number;
+                treeSize: number;
+                hashes: components["schemas"]["MerkleHash"][];
+            };
         };
         TreeSizeEncoded: string;
         ReceiptRequestId: string;
@@ -577,22 +587,20 @@ export interface components {
         ReceiptsReply: {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["ReceiptsData"];
-        };
-        ReceiptsData: {
-            receipts: components["schemas"]["Receipt"][];
+            data: {
+                receipts: components["schemas"]["Receipt"][];
+            };
         };
         RequestId: string;
         /** @description RFC 6962 consistency proof, base64 hashes */
         ConsistencyProofReply: {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["ConsistencyProof"];
-        };
-        ConsistencyProof: {
-            from: number;
-            to: number;
-            hashes: components["schemas"]["MerkleHash"][];
+            data: {
+                from: number;
+                to: number;
+                hashes: components["schemas"]["MerkleHash"][];
+            };
         };
         /** @description the signed-note verifier key line: <name>+<key id>+<base64 of 0x01 and the Ed25519 public key> */
         LedgerVerifierKey: string;

@@ -28,6 +28,8 @@ let catalog: ReadonlyArray<{ template: string; templateType: string }>;
 let languages: ReadonlyArray<string>;
 /** Result URLs the run has produced so far: GET /results draws on them. */
 const results: Array<URL> = [];
+/** Requests charged so far (their receipts are in the log): the receipt and proof routes ask about them. */
+const charged: Array<string> = [];
 
 /** Noise images of 1-64 px a side in every format the routes read, each format's oddities included. */
 const tinyImages = async (): Promise<Array<Uint8Array>> => {
@@ -104,6 +106,7 @@ beforeAll(async () => {
     body: { image: Buffer.from(photo).toString("base64"), template: "small", templateType: "thumbnail" },
   });
   results.push(new URL(first.json.data.resultUrl));
+  charged.push(first.json.data.requestId);
 });
 afterAll(async () => service?.stop());
 
@@ -174,9 +177,32 @@ const hint: Hint = (name) => {
       );
     case "from":
     case "to":
+      // Audit ranges take dates; the receipts log's proofs and statements take tree sizes.
       return fc.oneof(
-        { arbitrary: fc.constantFrom("2026-01", "2026-11-25", "2026-11-25T10:00:00Z", "2020-02-29T23:59:59.999+05:30", "9999-12-31"), weight: 4 },
-        { arbitrary: fc.oneof(fc.constantFrom("2026-13", "0000-00", "2026-02-30", "1e9", "2026-11-25T10:00:00"), fc.string({ maxLength: 30 })), weight: 1 },
+        { arbitrary: fc.constantFrom("2026-01", "2026-11-25", "2026-11-25T10:00:00Z", "2020-02-29T23:59:59.999+05:30", "9999-12-31"), weight: 2 },
+        { arbitrary: fc.oneof(fc.integer({ min: 1, max: 4 }).map(String), fc.constantFrom("1,2", "2,1,1", "3")), weight: 2 },
+        {
+          arbitrary: fc.oneof(
+            fc.constantFrom("2026-13", "0000-00", "2026-02-30", "1e9", "0", "-1", "1,", "99999999999999999999"),
+            fc.string({ maxLength: 30 }),
+          ),
+          weight: 1,
+        },
+      );
+    case "treeSize":
+      return fc.oneof(
+        { arbitrary: fc.integer({ min: 1, max: 4 }).map(String), weight: 3 },
+        { arbitrary: fc.constantFrom("0", "-1", "1e3", "NaN", "99999999999999999999", ""), weight: 1 },
+      );
+    case "requestId":
+      return fc.oneof(
+        { arbitrary: pick(() => charged), weight: 3 },
+        { arbitrary: fc.oneof(fc.uuid(), fc.string({ maxLength: 40 }), fc.constant("q".repeat(5000))), weight: 1 },
+      );
+    case "period":
+      return fc.oneof(
+        { arbitrary: fc.constant(new Date().toISOString().slice(0, 7)), weight: 3 },
+        { arbitrary: fc.oneof(fc.constantFrom("2026-13", "2026-1", "26-11", "2026-11-01"), fc.string({ maxLength: 20 })), weight: 1 },
       );
     case "resultId":
       return fc.oneof(
@@ -243,6 +269,12 @@ describe("requests generated from the served OpenAPI document", () => {
     expect(operations.sort()).toEqual(
       [
         "get /audit/accounts/{accountId}",
+        "get /ledger/checkpoint",
+        "get /ledger/key",
+        "get /ledger/proof/consistency",
+        "get /ledger/proof/inclusion",
+        "get /receipts/{requestId}",
+        "get /user/statement",
         "get /ocr/languages",
         "get /results/{resultId}",
         "get /templates",
@@ -266,6 +298,7 @@ describe("requests generated from the served OpenAPI document", () => {
             seen[reply.status] = (seen[reply.status] ?? 0) + 1;
             expect(reply.status, `${method.toUpperCase()} ${path.slice(0, 200)} → ${reply.status} ${reply.body.toString().slice(0, 300)}`).toBeLessThan(500);
             if (reply.status === 200 && reply.json?.data?.resultUrl) results.push(new URL(reply.json.data.resultUrl));
+            if (reply.status === 200 && reply.json?.data?.receipt) charged.push(reply.json.data.requestId);
           }),
           { numRuns: RUNS[key] ?? 25, endOnFailure: true },
         );

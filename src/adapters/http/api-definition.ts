@@ -191,12 +191,16 @@ const ledger = HttpApiGroup.make("ledger", { topLevel: true })
     HttpApiEndpoint.get("getLedgerKey", "/ledger/key", {
       success: plainText("LedgerVerifierKey", "the signed-note verifier key line: <name>+<key id>+<base64 of 0x01 and the Ed25519 public key>"),
       error: errorResponses("Ledger", ["DependencyUnavailable"]),
-    }).annotate(OpenApi.Summary, "The key that signs receipts and checkpoints (no key needed)"),
+    })
+      .annotate(OpenApi.Summary, "The keys that sign receipts and checkpoints (no key needed)")
+      .annotate(OpenApi.Description, "One signed-note verifier key line per key: the current one first, then earlier generations, which older receipts name."),
     HttpApiEndpoint.get("getConsistencyProof", "/ledger/proof/consistency", {
       query: { from: TreeSize, to: TreeSize },
       success: ConsistencyProofResponse.annotate({ description: "RFC 6962 consistency proof, base64 hashes" }),
       error: errorResponses("LedgerProof", ["InvalidRequest", "DependencyUnavailable"]),
-    }).annotate(OpenApi.Summary, "Proof that the log of `to` leaves extends the log of `from` (no key needed)"),
+    })
+      .annotate(OpenApi.Summary, "Proof that the log of `to` leaves extends the log of `from` (no key needed)")
+      .annotate(OpenApi.Description, "Check it against two checkpoints of those sizes (RFC 9162, 2.1.4.2); a log that was rewritten has none that verifies."),
   )
   .annotateMerge(
     OpenApi.annotations({ title: "Receipts log", description: "Every quota movement in an RFC 6962 Merkle tree, signed; checkable without our code." }),
@@ -208,12 +212,16 @@ const receipts = HttpApiGroup.make("receipts", { topLevel: true })
       params: { requestId: Schema.String.annotate({ identifier: "RequestId" }) },
       success: ReceiptsResponse.annotate({ description: "The request's receipts: its charge, or the release of its reservation" }),
       error: errorResponses("Receipt", [...KEYED, "NotFound"]),
-    }).annotate(OpenApi.Summary, "The signed receipts of one of the account's requests"),
+    })
+      .annotate(OpenApi.Summary, "The signed receipts of one of the account's requests")
+      .annotate(OpenApi.Description, "A charged request has its charge; a failed one the release of its reservation. Another account's request: 404."),
     HttpApiEndpoint.get("getInclusionProof", "/ledger/proof/inclusion", {
       query: { requestId: Schema.String.annotate({ identifier: "ReceiptRequestId" }), treeSize: TreeSize },
       success: InclusionProofResponse.annotate({ description: "RFC 6962 audit path of the request's newest leaf, base64 hashes" }),
       error: errorResponses("Receipt", [...KEYED, "InvalidRequest", "NotFound"]),
-    }).annotate(OpenApi.Summary, "Proof that one of the account's receipts is in the log of treeSize leaves"),
+    })
+      .annotate(OpenApi.Summary, "Proof that one of the account's receipts is in the log of treeSize leaves")
+      .annotate(OpenApi.Description, "The audit path of the request's newest leaf (RFC 9162, 2.1.3.2), against a checkpoint of treeSize leaves."),
     HttpApiEndpoint.get("getStatement", "/user/statement", {
       query: { period: BillingPeriod, from: Schema.optionalKey(TreeSizes) },
       success: StatementResponse.annotate({ description: "Every receipt of the period, proved against one checkpoint, and the totals" }),

@@ -51,11 +51,11 @@ export const ChargeReceipt = Schema.NullOr(Receipt).annotate({
   description: "the signed receipt of this charge; null only when the log could not be read in time: GET /receipts/{requestId} gives it",
 });
 
-export const ReceiptsData = Schema.Struct({ receipts: Schema.Array(Receipt) }).annotate({ identifier: "ReceiptsData" });
+export const ReceiptsData = Schema.Struct({ receipts: Schema.Array(Receipt) });
 
-export const InclusionProofData = Schema.Struct({ leafIndex: Count, treeSize: Count, hashes: Hashes }).annotate({ identifier: "InclusionProof" });
+export const InclusionProofData = Schema.Struct({ leafIndex: Count, treeSize: Count, hashes: Hashes });
 
-export const ConsistencyProofData = Schema.Struct({ from: Count, to: Count, hashes: Hashes }).annotate({ identifier: "ConsistencyProof" });
+export const ConsistencyProofData = Schema.Struct({ from: Count, to: Count, hashes: Hashes });
 
 export const StatementData = Schema.Struct({
   period: Schema.String,
@@ -70,4 +70,4 @@ export const StatementData = Schema.Struct({
   consistency: Schema.Array(Schema.Struct({ from: Count, hashes: Hashes }).annotate({ identifier: "ConsistencyFrom" })).annotate({
     description: "a consistency proof from each tree size asked for with from=, to the checkpoint's size",
   }),
-}).annotate({ identifier: "StatementData" });
+});
