@@ -21,27 +21,38 @@ import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts"
  * itsctl: the operator's tool. It reads the same configuration as the server and appends to the
  * same event store, so running servers see what it does at once.
  */
-const cliLayer = (config: Config) => {
+const cliLayer = (config: Config) => Layer.merge(coreLayer(config, loadServerSecrets(config)), projectionsLayer(config));
+type CliServices = Layer.Success<ReturnType<typeof cliLayer>>;
+
+/**
+ * The receipts log's commands also need the log and its key, named by the store's identity; only
+ * they open it, so that no other command names a store that has no identity yet.
+ */
+const receiptsCliLayer = (config: Config) => {
   const secrets = loadServerSecrets(config);
   const core = coreLayer(config, secrets);
-  return Layer.mergeAll(core, projectionsLayer(config), receiptLogLayer(config, secrets).pipe(Layer.provide(storeIdentityLayer), Layer.provide(core)));
+  return Layer.mergeAll(core, receiptLogLayer(config, secrets).pipe(Layer.provide(storeIdentityLayer), Layer.provide(core)));
 };
-type CliServices = Layer.Success<ReturnType<typeof cliLayer>>;
+type ReceiptsCliServices = Layer.Success<ReturnType<typeof receiptsCliLayer>>;
 
 class CliError extends Error {}
 
-const execute = async <A, E>(useCase: Effect.Effect<A, E, CliServices>): Promise<A> => {
-  const config = loadConfig(process.env, os.availableParallelism());
-  const runtime = ManagedRuntime.make(cliLayer(config));
-  try {
-    const exit = await runtime.runPromiseExit(useCase);
-    if (Exit.isSuccess(exit)) return exit.value;
-    const failure = exit.cause.reasons.find(Cause.isFailReason)?.error as { message?: unknown } | undefined;
-    throw new CliError(typeof failure?.message === "string" ? failure.message : Cause.pretty(exit.cause));
-  } finally {
-    await runtime.dispose();
-  }
-};
+const executeIn =
+  <R>(layerOf: (config: Config) => Layer.Layer<R, unknown>) =>
+  async <A, E>(useCase: Effect.Effect<A, E, R>): Promise<A> => {
+    const config = loadConfig(process.env, os.availableParallelism());
+    const runtime = ManagedRuntime.make(layerOf(config));
+    try {
+      const exit = await runtime.runPromiseExit(useCase);
+      if (Exit.isSuccess(exit)) return exit.value;
+      const failure = exit.cause.reasons.find(Cause.isFailReason)?.error as { message?: unknown } | undefined;
+      throw new CliError(typeof failure?.message === "string" ? failure.message : Cause.pretty(exit.cause));
+    } finally {
+      await runtime.dispose();
+    }
+  };
+const execute = executeIn<CliServices>(cliLayer);
+const executeReceipts = executeIn<ReceiptsCliServices>(receiptsCliLayer);
 
 /** The OS user itsctl runs as; a container's user may have no passwd entry, and then its uid stands in. */
 const osUser = (): string => {
@@ -174,7 +185,7 @@ export const itsctl = (): Command => {
       );
     });
   const ledger = registerAuditCommands(program, execute, operator, () => loadConfig(process.env, os.availableParallelism()).ledgerSealIntervalSeconds);
-  registerReceiptLogCommands(ledger, execute);
+  registerReceiptLogCommands(ledger, executeReceipts);
   return program;
 };
 

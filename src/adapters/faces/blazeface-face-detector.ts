@@ -12,9 +12,11 @@ const DETECTION_NICENESS = 10;
 
 /**
  * FaceDetector on BlazeFace, run by onnxruntime-node in a thread of its own (face-thread.ts), so
- * no photo holds up the event loop. The model is verified, converted and warmed while the layer
- * is built: a missing or altered model stops the service at start, and the first request pays
- * nothing extra. The image engine's capacity bounds how many detections wait for the thread.
+ * no photo holds up the event loop. The thread (the model verified, converted and warmed) starts
+ * with the first detection, not with the service: warm at start it held ~70 MiB of an idle
+ * service's memory, past the 400 MiB an idle instance may use (README, OCR languages). A thread
+ * that fails to start fails that request with 503, and the next one tries again. The image
+ * engine's capacity bounds how many detections wait for the thread.
  * One onnxruntime thread by default: detection runs while the engine decodes the photo (a JPEG
  * decodes on one core); two spin, for 2.5 times the CPU. The thread runs below the event loop's
  * priority, as the try-on's does: on a loaded machine the loop then stalls no longer with
@@ -23,26 +25,27 @@ const DETECTION_NICENESS = 10;
 export const BlazeFaceDetectorLive = (options: { readonly threads?: number; readonly niceness?: number } = {}) =>
   Layer.effect(FaceDetector)(
     Effect.gen(function* () {
-      const thread = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () =>
-            startModelThread<FacePixels, ReadonlyArray<Face>>(
-              threadUrl,
-              {
-                threads: options.threads ?? 1,
-                niceness: options.niceness ?? DETECTION_NICENESS,
-              } satisfies FaceThreadSetup,
-              "face",
-            ),
-          catch: (cause) => new DependencyUnavailable({ dependency: "face detection model", cause }),
-        }),
-        (started) => Effect.promise(() => started.terminate()),
-      );
+      let starting: ReturnType<typeof startThread> | undefined;
+      const startThread = () =>
+        startModelThread<FacePixels, ReadonlyArray<Face>>(
+          threadUrl,
+          { threads: options.threads ?? 1, niceness: options.niceness ?? DETECTION_NICENESS } satisfies FaceThreadSetup,
+          "face",
+        );
+      const threadOnce = () => {
+        starting ??= startThread().catch((error: unknown) => {
+          starting = undefined;
+          throw error;
+        });
+        return starting;
+      };
+      yield* Effect.addFinalizer(() => Effect.promise(async () => (await starting?.catch(() => undefined))?.terminate()));
       return {
         workingSide: FINE_SIDE,
         detect: (image) =>
           Effect.tryPromise({
             try: async () => {
+              const thread = await threadOnce();
               // Shrunk here, by libvips off the event loop, so that the thread is sent no more than it reads.
               const factor = Math.min(1, FINE_SIDE / Math.min(image.width, image.height));
               if (factor === 1) return thread.run(image);
