@@ -94,14 +94,22 @@ export class HttpsClient {
       headers["Content-Type"] ??= "application/json";
       if (options.chunkBytes === undefined) headers["Content-Length"] = String(payload.length);
     }
-    return new Promise((resolve, reject) => {
-      const req = https.request(new URL(path, this.baseUrl), { method, headers, agent: this.agent }, (res) => collect(res).then(resolve, reject));
-      req.on("error", reject);
-      const size = options.chunkBytes;
-      if (payload !== undefined && size !== undefined) for (let at = 0; at < payload.length; at += size) req.write(payload.subarray(at, at + size));
-      else if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    const attempt = (retried: boolean): Promise<Reply> =>
+      new Promise((resolve, reject) => {
+        const req = https.request(new URL(path, this.baseUrl), { method, headers, agent: this.agent }, (res) => collect(res).then(resolve, reject));
+        req.on("error", (error: NodeJS.ErrnoException) => {
+          // A kept-alive socket the server closed (its keep-alive timeout) as this request went out on
+          // it: the server never read the request, so it is sent once more on a new socket (Node's
+          // documented remedy). A reset of a new socket is the server's doing and stays an error.
+          if (!retried && req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")) resolve(attempt(true));
+          else reject(error);
+        });
+        const size = options.chunkBytes;
+        if (payload !== undefined && size !== undefined) for (let at = 0; at < payload.length; at += size) req.write(payload.subarray(at, at + size));
+        else if (payload !== undefined) req.write(payload);
+        req.end();
+      });
+    return attempt(false);
   }
 
   close(): void {
