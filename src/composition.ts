@@ -184,7 +184,7 @@ const eventFlowLayer = (config: Config) =>
               ? Effect.logInfo(`receipts log: ${check.stored} leaves agree with the event store up to position ${check.upTo}`)
               : Effect.logError(
                   `receipts log withheld: it differs from the event store from leaf ${check.firstDifference} on (stored ${check.stored}, the store makes ${check.derived}); ` +
-                    "nothing of it is published until an operator runs itsctl ledger log rebuild",
+                    "nothing of it is published until an operator runs itsctl ledger log rebuild and restarts the service",
                 ),
           ),
           Effect.catchCause((cause) => Effect.logWarning("receipts log: the check against the store failed; it follows the store unchecked", cause)),
