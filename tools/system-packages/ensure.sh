@@ -17,12 +17,15 @@ has() { command -v "$1" >/dev/null 2>&1; }
 font() { has fc-list && fc-list ":family=$1" family | grep -q .; }
 tesseract_reads() { has tesseract && tesseract --list-langs 2>/dev/null | grep -qx "$1"; }
 chromium_found() { has chromium || has chromium-browser; }
+# Debian names its Arabic Noto family either way, depending on the release.
+arabic_font() { font 'Noto Sans Arabic' || font 'Noto Naskh Arabic'; }
 
-# need "what it is" "check" "Debian packages"
+# "what it is|check|Debian packages": '|' separates the fields, so a check is one command, never a
+# shell '||' (that was split into empty fields and named as packages on a fresh machine).
 needs=(
   "fonts (DejaVu Sans)|font 'DejaVu Sans'|fontconfig fonts-dejavu-core"
   "fonts (Noto Sans CJK)|font 'Noto Sans CJK JP'|fontconfig fonts-noto-cjk"
-  "fonts (Noto Arabic)|font 'Noto Sans Arabic' || font 'Noto Naskh Arabic'|fontconfig fonts-noto-core"
+  "fonts (Noto Arabic)|arabic_font|fontconfig fonts-noto-core"
   "chromium|chromium_found|chromium"
   "tesseract CLI with eng|tesseract_reads eng|tesseract-ocr tesseract-ocr-eng"
   "tesseract CLI with osd|tesseract_reads osd|tesseract-ocr tesseract-ocr-osd"
@@ -63,12 +66,13 @@ else
   echo "  apt-get install --no-install-recommends ${missing_packages[*]}" >&2
   exit 1
 fi
-echo "system-packages: installing from Debian: ${missing_packages[*]}"
+installing=("${missing_packages[@]}")
+echo "system-packages: installing from Debian: ${installing[*]}"
 "${as_root[@]}" apt-get update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${installing[@]}" >/dev/null
 check
 if [ ${#missing_what[@]} -gt 0 ]; then
   echo "system-packages: still missing after installing: ${missing_what[*]}" >&2
   exit 1
 fi
-echo "system-packages: installed ${missing_packages[*]}; everything the tests need is present"
+echo "system-packages: installed ${installing[*]}; everything the tests need is present"
