@@ -1,4 +1,4 @@
-import { activation, hwioToOihw, toNchw, toNhwc } from "./nhwc-ops.ts";
+import { activation, hwioToOihw, toNchw, toNhwc, widenChannels } from "./nhwc-ops.ts";
 import { OnnxGraph } from "./onnx-graph.ts";
 import type { TfjsAttr, TfjsGraphModel, TfjsNode } from "./tfjs-graph-model.ts";
 
@@ -11,6 +11,9 @@ const ONNX_TYPE: Record<string, number> = { DT_FLOAT: 1, DT_INT32: 6, DT_INT64: 
 
 const text = (a: TfjsAttr | undefined): string => (a?.s === undefined ? "" : Buffer.from(a.s, "base64").toString("utf8"));
 const ints = (a: TfjsAttr | undefined): ReadonlyArray<number> => (a?.list?.i ?? []).map(Number);
+
+/** Operators whose output has their first input's channels. */
+const SAME_CHANNELS = new Set(["Relu", "Relu6", "AddV2", "Add", "Sigmoid", "Identity"]);
 
 export interface TfjsInputSpec {
   readonly name: string;
@@ -26,6 +29,8 @@ export interface TfjsInputSpec {
 export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, outputNames: string | ReadonlyArray<string>): Uint8Array => {
   const g = new OnnxGraph();
   const values = new Map<string, string>();
+  /** Channels of the NHWC tensors whose count the graph shows (from convolution weights onwards). */
+  const channels = new Map<string, number>();
 
   const constant = (name: string) => {
     const c = model.constants.get(name);
@@ -53,6 +58,14 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
     if (v === undefined) throw new Error(`${n.name}: input ${k} missing`);
     return v;
   };
+  /** A Pad that is `n`'s only consumer and pads nothing but channels: [its node, before, after]. */
+  const channelPadAfter = (n: TfjsNode): readonly [TfjsNode, number, number] | undefined => {
+    const consumers = model.nodes.filter((m) => dataInputs(m).some((i) => i === n.name || i === `${n.name}:0`));
+    const pad = consumers[0];
+    if (consumers.length !== 1 || pad?.op !== "Pad") return undefined;
+    const pads = Array.from(constant(arg(pad, 1)).data);
+    return pads.length === 8 && pads.slice(0, 6).every((p) => p === 0) ? [pad, pads[6] ?? 0, pads[7] ?? 0] : undefined;
+  };
 
   const convolution = (n: TfjsNode, depthwise: boolean): string => {
     const filter = constant(arg(n, 1));
@@ -68,6 +81,7 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
     const inputs = [toNchw(g, ref(arg(n, 0))), g.constant(dims, weight)];
     if (fusedOps[0] === "BiasAdd") inputs.push(ref(arg(n, 2)));
     else if (fusedOps.length > 0) throw new Error(`${n.name}: fused ops ${fusedOps.join(",")}`);
+    channels.set(n.name, depthwise ? cin * cout : cout);
     const y = g.node("Conv", inputs, {
       kernel_shape: { ints: [kh, kw] },
       strides: { ints: [strides[1] ?? 1, strides[2] ?? 1] },
@@ -80,6 +94,8 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
   };
 
   for (const n of model.nodes) {
+    // Already written by the operator before it (a channel Pad after a max pool).
+    if (values.has(n.name)) continue;
     const binary = (op: string) => g.node(op, [ref(arg(n, 0)), ref(arg(n, 1))]);
     switch (n.op) {
       case "Const":
@@ -181,14 +197,24 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
         const [kh, kw] = ints(n.attr?.["ksize"]).slice(1, 3);
         const strides = ints(n.attr?.["strides"]).slice(1, 3);
         const padding = text(n.attr?.["padding"]);
-        result = toNhwc(
-          g,
-          g.node("MaxPool", [toNchw(g, ref(arg(n, 0)))], {
-            kernel_shape: { ints: [kh ?? 1, kw ?? 1] },
-            strides: { ints: strides },
-            auto_pad: { s: padding === "SAME" ? "SAME_UPPER" : "VALID" },
-          }),
-        );
+        const pooled = g.node("MaxPool", [toNchw(g, ref(arg(n, 0)))], {
+          kernel_shape: { ints: [kh ?? 1, kw ?? 1] },
+          strides: { ints: strides },
+          auto_pad: { s: padding === "SAME" ? "SAME_UPPER" : "VALID" },
+        });
+        const width = channels.get(arg(n, 0).split(":")[0] ?? "");
+        if (width === undefined) {
+          result = toNhwc(g, pooled);
+          break;
+        }
+        // The pool, and the Pad of its channels that may follow, as widenChannels explains.
+        const [pad, before, after] = channelPadAfter(n) ?? [undefined, 0, 0];
+        result = toNhwc(g, widenChannels(g, pooled, width, before, after));
+        channels.set(n.name, before + width + after);
+        if (pad !== undefined) {
+          values.set(pad.name, result);
+          channels.set(pad.name, before + width + after);
+        }
         break;
       }
       case "Pad": {
@@ -208,6 +234,9 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
       default:
         throw new Error(`unsupported TensorFlow.js operator ${n.op} (${n.name})`);
     }
+    const first = dataInputs(n)[0]?.split(":")[0];
+    const same = first === undefined || !SAME_CHANNELS.has(n.op) ? undefined : channels.get(first);
+    if (same !== undefined && !channels.has(n.name)) channels.set(n.name, same);
     values.set(n.name, result);
   }
 
