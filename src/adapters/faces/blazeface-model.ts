@@ -30,18 +30,20 @@ const freeAnchorCounts = (constants: ReadonlyMap<string, TfjsConstant>): Readonl
   );
 
 /**
- * A canvas as the model reads it: RGB scaled to [-1, 1] (grey repeated, alpha dropped), the
- * pixels at its top left, the rest black. Written straight from the pixels: a libvips pipeline to
- * pad and convert them cost more CPU than this loop.
+ * A canvas as the model reads it: RGB planes (channels first, as its convolutions want them)
+ * scaled to [-1, 1] (grey repeated, alpha dropped), the pixels at its top left, the rest black.
+ * Written straight from the pixels: a libvips pipeline to pad and convert them cost more CPU than
+ * this loop.
  */
 const toCanvas = (pixels: Uint8Array, { width, height }: Size, channels: number, [canvasWidth, canvasHeight]: readonly [number, number]): Float32Array => {
-  const input = new Float32Array(canvasWidth * canvasHeight * 3).fill(-1);
+  const plane = canvasWidth * canvasHeight;
+  const input = new Float32Array(3 * plane).fill(-1);
   const [green, blue] = channels >= 3 ? [1, 2] : [0, 0];
   for (let y = 0; y < height; y++) {
-    for (let x = 0, from = y * width * channels, to = y * canvasWidth * 3; x < width; x++, from += channels, to += 3) {
+    for (let x = 0, from = y * width * channels, to = y * canvasWidth; x < width; x++, from += channels, to++) {
       input[to] = pixels[from]! / 127.5 - 1;
-      input[to + 1] = pixels[from + green]! / 127.5 - 1;
-      input[to + 2] = pixels[from + blue]! / 127.5 - 1;
+      input[plane + to] = pixels[from + green]! / 127.5 - 1;
+      input[2 * plane + to] = pixels[from + blue]! / 127.5 - 1;
     }
   }
   return input;
@@ -86,7 +88,7 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
         async ([width, height]) =>
           [
             `${width}x${height}`,
-            await createSession(tfjsGraphToOnnx(model, { name: "input", type: "float32", dims: [1, height, width, 3] }, outputs), threads),
+            await createSession(tfjsGraphToOnnx(model, { name: "input", type: "float32", dims: [1, 3, height, width], layout: "nchw" }, outputs), threads),
           ] as const,
       ),
     ),
@@ -106,7 +108,7 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
             .raw()
             .toBuffer();
     const input = toCanvas(pixels, { width, height }, image.channels, [canvasWidth, canvasHeight]);
-    const out = await session.run({ input: new ort.Tensor("float32", input, [1, canvasHeight, canvasWidth, 3]) });
+    const out = await session.run({ input: new ort.Tensor("float32", input, [1, 3, canvasHeight, canvasWidth]) });
     const tensor = (k: number) => out[`output${k}`]?.data as Float32Array;
     return BLAZEFACE_GRIDS.flatMap((grid, k) =>
       decodeGrid({ ...grid, scores: tensor(k), regressors: tensor(k + 2) }, canvasWidth, MIN_SCORE, width / image.width),

@@ -20,6 +20,11 @@ export interface TfjsInputSpec {
   readonly type: "float32" | "int32";
   /** A name instead of a number leaves that dimension free (a fully convolutional model at any size). */
   readonly dims: ReadonlyArray<number | string>;
+  /**
+   * "nchw": the caller feeds an image channels first (`dims` [n, c, h, w]); the graph turns it to
+   * TensorFlow's NHWC, which onnxruntime cancels against the first convolution's transpose.
+   */
+  readonly layout?: "nhwc" | "nchw";
 }
 
 /**
@@ -101,7 +106,7 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
       case "Const":
         continue;
       case "Placeholder":
-        values.set(n.name, g.input(input.name, input.type, input.dims));
+        values.set(n.name, input.layout === "nchw" ? toNhwc(g, g.input(input.name, input.type, input.dims)) : g.input(input.name, input.type, input.dims));
         continue;
       case "Unpack": {
         const axis = Number(n.attr?.["axis"]?.i ?? 0);
