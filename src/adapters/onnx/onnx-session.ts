@@ -4,7 +4,8 @@ import ort from "onnxruntime-node";
  * Sessions for the CPU provider, sized for this service's machines: one request at a time per
  * engine, so one inference may use every core. Image sizes vary per request, so the arena and
  * memory-pattern caches (which keep the largest shapes seen) are off: memory follows the
- * request in hand instead of ratcheting up.
+ * request in hand instead of ratcheting up. Even for the face detector's fixed-size canvases they
+ * do not pay: on, ~3 % less CPU per run for ~250 MiB more held by its seven sessions.
  */
 export const createSession = (model: Uint8Array, threads: number): Promise<ort.InferenceSession> =>
   ort.InferenceSession.create(model, {
