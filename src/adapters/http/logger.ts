@@ -1,13 +1,12 @@
 import { Context, Logger as EffectLogger, Option, Tracer } from "effect";
-import pino, { type Logger } from "pino";
-import type { LogLevel } from "../../config.ts";
+import pino, { type LevelWithSilent, type Logger } from "pino";
 import { maskUrlSecrets } from "../security/url-secrets.ts";
 
 /**
  * JSON logs. Keys never reach them: requests are logged by method, path and key id only,
  * and any Authorization header that slips into a logged object is censored.
  */
-export const makeLogger = (level: LogLevel, mixin?: () => object): Logger =>
+export const makeLogger = (level: LevelWithSilent, mixin?: () => object): Logger =>
   pino(
     {
       level,

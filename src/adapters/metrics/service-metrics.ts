@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { FEATURES } from "../../domain/plan.ts";
-import { RATE_LIMIT_BUCKET_LABELS } from "./metered-rate-limiter.ts";
+import { RATE_LIMIT_BUCKET_LABELS } from "./rate-limit-buckets.ts";
 
 /**
  * Every metric the service exposes, in one registry. Labels hold only small fixed sets (route

@@ -1,22 +1,21 @@
 import ort from "onnxruntime-node";
-import sharp from "sharp";
-import { TRYON_SETTING_VALUES, type TryOnSettings } from "../../domain/tryon-settings.ts";
+import type { TryOnSettings } from "../../domain/tryon-settings.ts";
 import type { RenderedImage } from "../../ports/image.ts";
 import type { GarmentKind, Keypoint, Point, UnusableInputCode } from "../../ports/tryon-engine.ts";
-import { decodeRaw, type RawImage } from "../image/raw-decoding.ts";
-import { createSession } from "../onnx/onnx-session.ts";
-import { loadSelfieSegmentation, type SelfieSegmentationModel } from "../segmentation/selfie-segmentation-model.ts";
+import { decodeRaw } from "../image/raw-decoding.ts";
 import { armCapsules, type Capsule, locateArms } from "./arms.ts";
-import { buildCompositeGraph, PARAMS } from "./composite-graph.ts";
+import { backgroundFor } from "./backdrop-planes.ts";
+import { PARAMS } from "./composite-graph.ts";
 import { compositeFullSize, displayedSize, LIGHTING } from "./full-size-composite.ts";
 import { type Box, fitPanel, fitSleeve, type PartFit } from "./garment-fit.ts";
 import { detectGarment } from "./garment-mask.ts";
 import { analyseGarment, PART, type UnplaceableKind } from "./garment-parts.ts";
-import { loadMoveNet, type PoseModel } from "./movenet-pose.ts";
 import { layParts, type WarpedPart } from "./part-layers.ts";
+import { warpPart } from "./part-warp.ts";
 import { checkPerson } from "./person-checks.ts";
+import { f32, planar } from "./planar-tensors.ts";
 import { torsoCoverage } from "./torso-coverage.ts";
-import { buildWarpGraph } from "./warp-graph.ts";
+import { loadTryOnModels, type TryOnModels, warmUpTryOnModels } from "./tryon-models.ts";
 
 /**
  * The try-on, stage by stage: segmentation and keypoints (checked for exactly one person), the
@@ -52,147 +51,14 @@ const GARMENT_MAX_SIDE = 640;
  * at 192-256 px, so finer adds cost, not accuracy. The full-size result is composed by libvips.
  */
 export const WORKING_MAX_SIDE = 1024;
-const LATTICE_STEP = 4;
 
 const SHADING: { readonly [K in TryOnSettings["realismLevel"]]: number } = { draft: 0, standard: 0.8, high: 1 };
 
-const planar = (image: RawImage): Float32Array => {
-  const n = image.width * image.height;
-  const out = new Float32Array(3 * n);
-  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) out[c * n + i] = image.data[image.channels * i + c]! / 255;
-  return out;
-};
-
-const backgroundFor = async (style: TryOnSettings["backgroundStyle"], person: RawImage, personPlanar: Float32Array): Promise<Float32Array> => {
-  const { width, height } = person;
-  const n = width * height;
-  switch (style) {
-    case "white":
-      return new Float32Array(3 * n).fill(1);
-    case "studio": {
-      // A grey backdrop, lighter behind the head, darker toward the floor.
-      const out = new Float32Array(3 * n);
-      for (let y = 0; y < height; y++)
-        for (let x = 0; x < width; x++) {
-          const dx = (x - width / 2) / width;
-          const v = 0.93 - 0.15 * (y / height) - 0.1 * dx * dx;
-          out[y * width + x] = v;
-          out[n + y * width + x] = v;
-          out[2 * n + y * width + x] = v * 1.01;
-        }
-      return out;
-    }
-    case "blur": {
-      const blurred = await sharp(person.data, { raw: { width, height, channels: person.channels } })
-        .blur(Math.max(2, 0.02 * Math.max(width, height)))
-        .raw()
-        .toBuffer();
-      return planar({ ...person, data: new Uint8Array(blurred.buffer, blurred.byteOffset, blurred.byteLength) });
-    }
-    case "original":
-    case "transparent":
-      return personPlanar;
-  }
-};
-
-const f32 = (data: Float32Array, dims: ReadonlyArray<number>) => new ort.Tensor("float32", data, [...dims]);
-
 const ARTICLE: { readonly [K in UnplaceableKind]: string } = { trousers: "trousers", skirt: "a skirt", dress: "a dress" };
 
-/**
- * One part of the garment, warped into its box: the part's pixels (premultiplied RGBA, planar,
- * cropped to the part) are sampled where its spline, evaluated every LATTICE_STEP pixels (corners
- * included) and resized in the graph, says.
- */
-const warpPart = async (
-  warp: ort.InferenceSession,
-  clothing: RawImage,
-  labels: Uint8Array,
-  label: number,
-  bounds: Box,
-  fit: PartFit,
-): Promise<Float32Array> => {
-  const left = Math.max(0, bounds.left - 1);
-  const top = Math.max(0, bounds.top - 1);
-  const cw = Math.min(clothing.width, bounds.right + 1) - left;
-  const ch = Math.min(clothing.height, bounds.bottom + 1) - top;
-  const n = cw * ch;
-  const garment = new Float32Array(4 * n);
-  const { data, channels } = clothing;
-  for (let y = 0; y < ch; y++)
-    for (let x = 0; x < cw; x++) {
-      const s = (y + top) * clothing.width + x + left;
-      if (labels[s] !== label) continue;
-      const i = y * cw + x;
-      const a = channels === 4 ? data[4 * s + 3]! / 255 : 1;
-      for (let c = 0; c < 3; c++) garment[c * n + i] = (data[channels * s + c]! / 255) * a;
-      garment[3 * n + i] = a;
-    }
-  const { box } = fit;
-  const boxWidth = box.right - box.left;
-  const boxHeight = box.bottom - box.top;
-  const lattice = (from: number, count: number, origin: number) => {
-    const steps = Math.ceil((count - 1) / LATTICE_STEP);
-    return Float32Array.from({ length: steps + 1 }, (_, i) => (from + 0.5 + (i * (count - 1)) / steps - origin) / fit.scale);
-  };
-  const xs = lattice(box.left, boxWidth, fit.origin.x);
-  const ys = lattice(box.top, boxHeight, fit.origin.y);
-  const out = await warp.run({
-    garment: f32(garment, [1, 4, ch, cw]),
-    xs: f32(xs, [xs.length]),
-    ys: f32(ys, [ys.length]),
-    size: new ort.Tensor("int64", BigInt64Array.from([1n, 2n, BigInt(boxHeight), BigInt(boxWidth)]), [4]),
-    controls: f32(Float32Array.from(fit.backward.controls.flatMap((p) => [p.x, p.y])), [fit.backward.controls.length, 2]),
-    weights: f32(Float32Array.from(fit.backward.weights.flat()), [fit.backward.weights.length, 2]),
-    affine: f32(Float32Array.from(fit.backward.affine.flat()), [3, 2]),
-    // Garment pixels → GridSample's [-1, 1] over the crop.
-    toGrid: f32(Float32Array.from([2 / cw, 2 / ch, -1 - (2 * left) / cw, -1 - (2 * top) / ch]), [2, 2]),
-  });
-  return out["warped"]!.data as Float32Array;
-};
-
 export const loadTryOnPipeline = async (threads: number): Promise<TryOnPipeline> => {
-  const [segmentation, pose, warp, ...composites] = await Promise.all([
-    loadSelfieSegmentation(threads),
-    loadMoveNet(threads),
-    createSession(buildWarpGraph(), threads),
-    ...TRYON_SETTING_VALUES.realismLevel.map((level) => createSession(buildCompositeGraph(level), threads)),
-  ]);
-  const compositeFor = (level: TryOnSettings["realismLevel"]) => composites[TRYON_SETTING_VALUES.realismLevel.indexOf(level)]!;
-  const stages = { segmentation, pose, warp, compositeFor };
-  return { run: (person, clothing, settings) => runTryOn(stages, person, clothing, settings), warmUp: () => warmUp(stages) };
-};
-
-const warmUp = async (stages: Stages): Promise<void> => {
-  const image: RawImage = { data: new Uint8Array(32 * 32 * 3).fill(128), width: 32, height: 32, channels: 3 };
-  const map = await stages.segmentation.probabilities(image);
-  await stages.pose.keypoints(image);
-  const warped = await stages.warp.run({
-    garment: f32(new Float32Array(4 * 8 * 8), [1, 4, 8, 8]),
-    xs: f32(Float32Array.from([0, 1]), [2]),
-    ys: f32(Float32Array.from([0, 1]), [2]),
-    controls: f32(Float32Array.from([0, 0, 1, 0, 0, 1]), [3, 2]),
-    weights: f32(new Float32Array(6), [3, 2]),
-    affine: f32(Float32Array.from([0, 0, 1, 0, 0, 1]), [3, 2]),
-    toGrid: f32(Float32Array.from([0.25, 0.25, -1, -1]), [2, 2]),
-    size: new ort.Tensor("int64", BigInt64Array.from([1n, 2n, 8n, 8n]), [4]),
-  });
-  const plane = planar(image);
-  for (const level of TRYON_SETTING_VALUES.realismLevel) {
-    await stages.compositeFor(level).run({
-      person: f32(plane, [1, 3, 32, 32]),
-      mask: f32(map.values, [1, 1, map.height, map.width]),
-      background: f32(plane, [1, 3, 32, 32]),
-      warped: warped["warped"]!,
-      pads: new ort.Tensor("int64", BigInt64Array.from([0n, 0n, 0n, 0n, 0n, 0n, 24n, 24n]), [8]),
-      xs: f32(new Float32Array(32), [32]),
-      ys: f32(new Float32Array(32), [32]),
-      nx: f32(new Float32Array(32), [32]),
-      ny: f32(new Float32Array(32), [32]),
-      face: f32(Float32Array.from([0, 0, 1, 1]), [4]),
-      params: f32(Float32Array.from([1, 1, 0, 1]), [4]),
-    });
-  }
+  const models = await loadTryOnModels(threads);
+  return { run: (person, clothing, settings) => runTryOn(models, person, clothing, settings), warmUp: () => warmUpTryOnModels(models) };
 };
 
 /** Decodes a client image, reporting which field failed instead of throwing. */
@@ -202,14 +68,7 @@ const decode = (bytes: Uint8Array, field: "personImage" | "clothingImage", alpha
     () => ({ ok: false as const, code: "UNDECODABLE" as const, field, message: `${field} cannot be decoded` }),
   );
 
-interface Stages {
-  readonly segmentation: SelfieSegmentationModel;
-  readonly pose: PoseModel;
-  readonly warp: ort.InferenceSession;
-  readonly compositeFor: (level: TryOnSettings["realismLevel"]) => ort.InferenceSession;
-}
-
-const runTryOn = async (stages: Stages, personBytes: Uint8Array, clothingBytes: Uint8Array, settings: TryOnSettings): Promise<TryOnOutcome> => {
+const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBytes: Uint8Array, settings: TryOnSettings): Promise<TryOnOutcome> => {
   const [personDecoded, clothingDecoded, full] = await Promise.all([
     decode(personBytes, "personImage", false, WORKING_MAX_SIDE),
     decode(clothingBytes, "clothingImage", true, GARMENT_MAX_SIDE),
@@ -220,8 +79,8 @@ const runTryOn = async (stages: Stages, personBytes: Uint8Array, clothingBytes: 
   if (!clothingDecoded.ok) return clothingDecoded;
   const person = personDecoded.image;
   const clothing = clothingDecoded.image;
-  const probabilities = await stages.segmentation.probabilities(person);
-  const check = await checkPerson(person, probabilities, stages.pose);
+  const probabilities = await models.segmentation.probabilities(person);
+  const check = await checkPerson(person, probabilities, models.pose);
   if (!check.usable) return { ok: false, code: check.code, field: "personImage", message: check.message };
   const detection = detectGarment(clothing);
   if (!detection.found) return { ok: false, code: "NO_GARMENT_DETECTED", field: "clothingImage", message: detection.reason };
@@ -256,7 +115,7 @@ const runTryOn = async (stages: Stages, personBytes: Uint8Array, clothingBytes: 
     const { box } = part.fit;
     // A part that lands (almost) wholly outside the photo is left out.
     if (box.right - box.left < 2 || box.bottom - box.top < 2) continue;
-    warped.push({ data: await warpPart(stages.warp, clothing, parts.labels, part.label, part.bounds, part.fit), box, behind: part.behind });
+    warped.push({ data: await warpPart(models.warp, clothing, parts.labels, part.label, part.bounds, part.fit), box, behind: part.behind });
   }
   const laid = warped.length > 0 ? layParts(warped) : { data: new Float32Array(4 * 4), box: { left: 0, top: 0, right: 2, bottom: 2 } };
   const { box } = laid;
@@ -269,7 +128,7 @@ const runTryOn = async (stages: Stages, personBytes: Uint8Array, clothingBytes: 
   params[PARAMS.vignette] = LIGHTING[settings.lightingStyle][5];
   params[PARAMS.spillClip] = settings.fitPreference === "loose" ? 0 : 1;
   const { face } = torso;
-  const out = await stages.compositeFor(settings.realismLevel).run({
+  const out = await models.compositeFor(settings.realismLevel).run({
     person: f32(personPlanar, [1, 3, height, width]),
     mask: f32(probabilities.values, [1, 1, probabilities.height, probabilities.width]),
     background: f32(background, [1, 3, height, width]),
