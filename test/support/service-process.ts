@@ -21,6 +21,8 @@ export interface ServiceProcess {
   readonly pid: number;
   readonly client: HttpsClient;
   readonly logs: () => string;
+  /** How the process ended (undefined while it runs): a clean stop is code 0, no signal. */
+  readonly exit: () => { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined;
   readonly stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
@@ -36,8 +38,8 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
   const child: ChildProcess = spawn(NODE, ["src/main.ts"], { cwd: ROOT, env: { MALLOC_ARENA_MAX: "2", ...process.env, ...env }, stdio: ["ignore", log, log] });
   fs.closeSync(log);
   const logs = () => fs.readFileSync(logPath, "utf8");
-  let exited = false;
-  child.once("exit", () => (exited = true));
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  child.once("exit", (code, signal) => (exited = { code, signal }));
   const started = Date.now();
   let ports: { httpsPort: number; httpPort: number } | undefined;
   while (!ports) {
@@ -45,7 +47,7 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
       .split("\n")
       .find((l) => l.includes('"msg":"listening"'));
     if (line) ports = JSON.parse(line) as { httpsPort: number; httpPort: number };
-    else if (exited) throw new Error(`service exited before listening:\n${logs()}`);
+    else if (exited !== undefined) throw new Error(`service exited before listening:\n${logs()}`);
     else if (Date.now() - started > 60_000) throw new Error(`service did not start within 60 s:\n${logs()}`);
     else await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -61,9 +63,10 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
     pid: child.pid!,
     client,
     logs,
+    exit: () => exited,
     stop: async (signal = "SIGTERM") => {
       client.close();
-      if (exited) return;
+      if (exited !== undefined) return;
       const done = new Promise((resolve) => child.once("exit", resolve));
       child.kill(signal);
       await done;

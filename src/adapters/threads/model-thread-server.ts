@@ -8,10 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
  * so the event loop that serves every other request never waits on a photo. Loaded by Node with
  * type stripping (erasable syntax only).
  */
-export interface ModelThreadRequest<Job> {
-  readonly id: number;
-  readonly job: Job;
-}
+export type ModelThreadRequest<Job> = { readonly kind: "job"; readonly id: number; readonly job: Job } | { readonly kind: "close" };
 
 export type ModelThreadMessage<Outcome> =
   | { readonly kind: "ready" }
@@ -48,7 +45,9 @@ export const serveModelThread = async <Setup, Job, Outcome>(
   if (port === null) return;
   lowerOwnPriority(niceness);
   const handle = await load(workerData as Setup);
-  port.on("message", ({ id, job }: ModelThreadRequest<Job>) => {
+  port.on("message", (request: ModelThreadRequest<Job>) => {
+    if (request.kind === "close") return port.close();
+    const { id, job } = request;
     handle(job).then(
       // Copied, not transferred: sharp's output buffers are external memory that cannot be moved.
       (outcome) => port.postMessage({ kind: "done", id, outcome } satisfies ModelThreadMessage<Outcome>),
