@@ -47,43 +47,49 @@ const trimmed = (s: string, start: number, end: number): string => {
   return s.slice(from, to);
 };
 
-/** One element of the list: `type/subtype *( ";" parameter )`; undefined when malformed. */
-const parseRange = (element: string): MediaRange | undefined => {
-  const parts: Array<string> = [];
-  let start = 0;
-  for (let i = 0; i <= element.length; i += 1) {
-    if (i === element.length || element[i] === ";") {
-      parts.push(trimmed(element, start, i));
-      start = i + 1;
-    }
-  }
-  const [mediaRange = "", ...parameters] = parts;
+/** The first index of `c` in s[start, end), or `end`: never looks past `end`, so scans add up to one pass. */
+const indexIn = (s: string, c: string, start: number, end: number): number => {
+  let i = start;
+  while (i < end && s[i] !== c) i += 1;
+  return i;
+};
+
+/** One element of the list, s[start, end): `type/subtype *( ";" parameter )`; undefined when malformed. */
+const parseRange = (s: string, start: number, end: number): MediaRange | undefined => {
+  const semicolon = indexIn(s, ";", start, end);
+  const mediaRange = trimmed(s, start, semicolon);
   const slash = mediaRange.indexOf("/");
   if (slash <= 0 || slash === mediaRange.length - 1) return undefined;
   const type = mediaRange.slice(0, slash).toLowerCase();
   const subtype = mediaRange.slice(slash + 1).toLowerCase();
   if (type === "*" && subtype !== "*") return undefined;
   let q = 1;
-  for (const parameter of parameters) {
-    const equals = parameter.indexOf("=");
-    if (equals < 0 || trimmed(parameter, 0, equals).toLowerCase() !== "q") continue;
-    const weight = parseQ(trimmed(parameter, equals + 1, parameter.length));
-    if (weight === undefined) return undefined;
-    q = weight;
+  for (let at = semicolon; at < end;) {
+    const next = indexIn(s, ";", at + 1, end);
+    const equals = indexIn(s, "=", at + 1, next);
+    if (equals < next && trimmed(s, at + 1, equals).toLowerCase() === "q") {
+      const weight = parseQ(trimmed(s, equals + 1, next));
+      if (weight === undefined) return undefined;
+      q = weight;
+    }
+    at = next;
   }
   return { type, subtype, q };
 };
 
+/** More ranges than any browser sends; later ones are ignored, so a hostile header costs no more memory. */
+export const MAX_MEDIA_RANGES = 64;
+
 /**
- * The media ranges of an Accept header, in order. One pass over the text splitting on commas
- * outside quoted strings, then each element split on ";": linear in the header's length, no
- * regular expression over the whole header. Malformed elements are skipped, not fatal.
+ * The media ranges of an Accept header, in order (the first MAX_MEDIA_RANGES). One pass over the
+ * text splitting on commas outside quoted strings, each element read in place by index: linear in
+ * the header's length, no regular expression over the header. Malformed elements are skipped.
  */
 export const parseAccept = (header: string): ReadonlyArray<MediaRange> => {
   const ranges: Array<MediaRange> = [];
   let start = 0;
   let quoted = false;
-  for (let i = 0; i <= header.length; i += 1) {
+  for (let i = 0; i <= header.length && ranges.length < MAX_MEDIA_RANGES; i += 1) {
     const c = header[i];
     if (quoted) {
       if (c === "\\") i += 1;
@@ -92,7 +98,7 @@ export const parseAccept = (header: string): ReadonlyArray<MediaRange> => {
     }
     if (c === '"') quoted = true;
     else if (i === header.length || c === ",") {
-      const range = parseRange(header.slice(start, i));
+      const range = parseRange(header, start, i);
       if (range !== undefined) ranges.push(range);
       start = i + 1;
     }
