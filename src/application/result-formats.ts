@@ -57,26 +57,29 @@ export const makeResultFormats = () => {
       return stored;
     });
 
-  /** The one transcode of this variant on this instance; it runs to its end even if the fetch that started it leaves. */
+  /**
+   * The one transcode of this variant on this instance, in a fiber of its own: a fetch that leaves
+   * stops waiting, while the variant is still made and kept for the others.
+   */
   const madeOnce = (resultId: string, original: StoredResult, format: OutputFormat) =>
-    Effect.suspend(() => {
-      const key = `${resultId}/${format}`;
-      const running = inFlight.get(key);
-      if (running !== undefined) return Deferred.await(running);
-      const done = Deferred.makeUnsafe<StoredResult, VariantError>();
-      inFlight.set(key, done);
-      return Effect.uninterruptible(
-        Effect.exit(transcodeAndKeep(resultId, original, format)).pipe(
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        const key = `${resultId}/${format}`;
+        const running = inFlight.get(key);
+        if (running !== undefined) return restore(Deferred.await(running));
+        const done = Deferred.makeUnsafe<StoredResult, VariantError>();
+        inFlight.set(key, done);
+        const work = Effect.exit(transcodeAndKeep(resultId, original, format)).pipe(
           Effect.tap((exit) =>
             Effect.sync(() => {
               inFlight.delete(key);
               Deferred.doneUnsafe(done, exit);
             }),
           ),
-          Effect.flatten,
-        ),
-      );
-    });
+        );
+        return Effect.andThen(work.pipe(Effect.forkDetach({ uninterruptible: false })), restore(Deferred.await(done)));
+      }),
+    );
 
   const inFormat = (resultId: string, original: StoredResult, format: OutputFormat, now: Date) =>
     Effect.gen(function* () {

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect";
+import { Effect, Fiber, Layer, Option } from "effect";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
@@ -52,6 +52,22 @@ describe("result formats", () => {
     expect(Option.getOrThrow(variant).expiresAt).toEqual(EXPIRES);
     await run(formats.serve("result-0001", NOW, { accept: "image/avif" }));
     expect(transcodes).toEqual(["avif"]);
+  });
+
+  it("still makes and keeps a variant when the fetch that started it leaves; the next fetch gets that one", async () => {
+    const { transcodes, store, run } = setup();
+    const formats = makeResultFormats();
+    await run(store.put({ resultId: "result-0003", bytes: await photoJpeg(800, 600), contentType: "image/jpeg", expiresAt: EXPIRES }));
+    const program = Effect.gen(function* () {
+      const leaving = yield* Effect.forkChild(formats.serve("result-0003", NOW, { named: "webp" }));
+      while (transcodes.length === 0) yield* Effect.sleep(1);
+      yield* Fiber.interrupt(leaving);
+      return yield* formats.serve("result-0003", NOW, { named: "webp" });
+    });
+    const next = Option.getOrThrow(await run(program));
+    expect(next.result.contentType).toBe("image/webp");
+    expect(transcodes).toEqual(["webp"]);
+    expect(Option.isSome(await run(store.getVariant("result-0003", "webp", NOW)))).toBe(true);
   });
 
   it("serves a named format over Accept, keeps a PNG result's format under Accept, and knows no expired result", async () => {
