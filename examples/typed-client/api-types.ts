@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * A stored result, through its signed URL (no key needed)
-         * @description The URL comes from resultUrl; it works until expiresAt.
+         * @description The URL comes from resultUrl; it works until expiresAt. A JPEG result (GET /templates: negotiatesFormat) is served as AVIF, WebP or JPEG, whichever the Accept header weighs highest (AVIF and WebP only when named; ties: AVIF, then WebP, then JPEG), with Vary: Accept. Other results keep their format. Adding format= to the URL (outside the signature) picks the format instead, for any result. Each format is made once, on its first fetch, and kept until expiresAt.
          */
         get: operations["getResult"];
         put?: never;
@@ -315,6 +315,11 @@ export interface components {
         RetryAfterHeader: string;
         /** @description The methods the path takes */
         AllowHeader: string;
+        /**
+         * @description The format came from the Accept header (a result that negotiates its format): caches keep one per Accept
+         * @enum {string}
+         */
+        VaryHeader: "Accept";
         /**
          * @description The first response to this Idempotency-Key, sent again
          * @enum {string}
@@ -606,6 +611,18 @@ export interface components {
         LedgerVerifierKey: string;
         /** @description a C2SP signed note: origin, tree size, base64 root hash, a blank line, the Ed25519 signature line */
         LedgerCheckpoint: string;
+        /** @description PROCESSING_TIMEOUT */
+        ProcessingTimeoutError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "PROCESSING_TIMEOUT";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         /** @description INVALID_SIGNATURE */
         InvalidSignatureError: {
             /** @enum {boolean} */
@@ -618,6 +635,11 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        /**
+         * @description the result in this format (avif, webp, jpeg, png), whatever the Accept header says; made once, then kept for the result's life
+         * @enum {string}
+         */
+        ResultFormat: "avif" | "webp" | "jpeg" | "png";
         ResultUrlSignature: string;
         ResultUrlExpiry: string;
         ResultId: string;
@@ -696,6 +718,8 @@ export interface components {
                          */
                         focus: "auto" | "attention" | "centre";
                     } | null;
+                    /** @description true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png */
+                    negotiatesFormat: boolean;
                 }[];
             };
         };
@@ -709,18 +733,6 @@ export interface components {
          * @enum {string}
          */
         TemplateName: "instagram-square" | "instagram-portrait" | "instagram-story" | "facebook-post" | "facebook-cover" | "twitter-post" | "twitter-header" | "linkedin-banner" | "youtube-thumbnail" | "pinterest-pin" | "square" | "square-large" | "circle" | "circle-webp" | "rounded" | "grayscale" | "sepia" | "vintage" | "noir" | "vivid" | "warm" | "cool" | "fade" | "invert" | "auto-level" | "local-contrast" | "sharpen" | "denoise" | "brighten" | "polaroid" | "rounded-corners" | "drop-shadow" | "border-white" | "border-black" | "gallery-mat" | "small" | "medium" | "large" | "preview-avif" | "webp" | "avif" | "jpeg" | "png" | "remove" | "remove-webp" | "white" | "blur" | "white-square";
-        /** @description PROCESSING_TIMEOUT */
-        ProcessingTimeoutError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "PROCESSING_TIMEOUT";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         /** @description IDEMPOTENCY_RESPONSE_GONE */
         IdempotencyResponseGoneError: {
             /** @enum {boolean} */
@@ -2175,6 +2187,7 @@ export interface operations {
             query: {
                 expires: components["schemas"]["ResultUrlExpiry"];
                 signature: components["schemas"]["ResultUrlSignature"];
+                format?: components["schemas"]["ResultFormat"];
             };
             header?: never;
             path: {
@@ -2192,6 +2205,7 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Vary?: components["schemas"]["VaryHeader"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2199,6 +2213,20 @@ export interface operations {
                     "image/png": string;
                     "image/webp": string;
                     "image/avif": string;
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
                 };
             };
             /** @description INVALID_SIGNATURE */
@@ -2271,6 +2299,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+            /** @description PROCESSING_TIMEOUT */
+            504: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingTimeoutError"];
                 };
             };
         };

@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect";
+import type { OutputFormat } from "../domain/template-catalog.ts";
 import type { DependencyUnavailable } from "./errors.ts";
 
 /** Where transformation results wait to be fetched through their signed URL. */
@@ -8,11 +9,18 @@ export interface StoredResult {
   readonly expiresAt: Date;
 }
 
+/** A result in another format (negotiate-format.ts), kept beside it: `expiresAt` is the result's own. */
+export type StoredVariant = StoredResult & { readonly resultId: string; readonly format: OutputFormat };
+
 export interface ResultStoreShape {
   readonly put: (result: StoredResult & { readonly resultId: string }) => Effect.Effect<void, DependencyUnavailable>;
   /** None when unknown or expired. */
   readonly get: (resultId: string, now: Date) => Effect.Effect<Option.Option<StoredResult>, DependencyUnavailable>;
-  /** Deletes every result expired at `now`; returns how many. */
+  /** Keeps a variant until its result's expiry; putting the same variant again replaces it (instances may race to make one). */
+  readonly putVariant: (variant: StoredVariant) => Effect.Effect<void, DependencyUnavailable>;
+  /** None when no such variant was put, or it has expired. */
+  readonly getVariant: (resultId: string, format: OutputFormat, now: Date) => Effect.Effect<Option.Option<StoredResult>, DependencyUnavailable>;
+  /** Deletes every result and variant expired at `now`; returns how many (variants included). */
   readonly deleteExpired: (now: Date) => Effect.Effect<number, DependencyUnavailable>;
 }
 

@@ -92,6 +92,78 @@ export const resultStoreContract = (name: string, layer: () => Promise<Layer.Lay
       expect([outcome.gone1, outcome.gone2, outcome.kept].map(Option.isSome)).toEqual([false, false, true]);
     });
 
+    const putVariant = (resultId: string, format: "avif" | "webp", bytes: Uint8Array, expiresAt = later(HOUR)) =>
+      Effect.gen(function* () {
+        yield* (yield* ResultStore).putVariant({ resultId, format, bytes, contentType: `image/${format}`, expiresAt });
+      });
+    const getVariant = (resultId: string, format: "avif" | "webp" | "jpeg", now = T0) =>
+      Effect.gen(function* () {
+        return yield* (yield* ResultStore).getVariant(resultId, format, now);
+      });
+
+    it("keeps a result's variants beside it, each under its format, the result itself unchanged", async () => {
+      const id = randomUUID();
+      const [original, avif, webp] = [randomBytes(2_000), randomBytes(1_000), randomBytes(1_500)];
+      const program = Effect.gen(function* () {
+        yield* put(id, original, later(HOUR), "image/jpeg");
+        yield* putVariant(id, "avif", avif);
+        yield* putVariant(id, "webp", webp);
+        return { result: yield* get(id), avif: yield* getVariant(id, "avif"), webp: yield* getVariant(id, "webp") };
+      });
+      const found = await run(program);
+      expect(Buffer.from(Option.getOrThrow(found.result).bytes).equals(original)).toBe(true);
+      expect(Option.getOrThrow(found.result).contentType).toBe("image/jpeg");
+      expect(Buffer.from(Option.getOrThrow(found.avif).bytes).equals(avif)).toBe(true);
+      expect(Option.getOrThrow(found.avif)).toMatchObject({ contentType: "image/avif", expiresAt: later(HOUR) });
+      expect(Buffer.from(Option.getOrThrow(found.webp).bytes).equals(webp)).toBe(true);
+    });
+
+    it("knows no variant that was never put, of a known result or an unknown one", async () => {
+      const id = randomUUID();
+      const program = Effect.gen(function* () {
+        yield* put(id, new Uint8Array([1]), later(HOUR), "image/jpeg");
+        yield* putVariant(id, "webp", new Uint8Array([2]));
+        return [yield* getVariant(id, "avif"), yield* getVariant(id, "jpeg"), yield* getVariant(randomUUID(), "webp"), yield* getVariant("../x", "webp")];
+      });
+      expect((await run(program)).map(Option.isSome)).toEqual([false, false, false, false]);
+    });
+
+    it("takes a variant put again (two instances made it at once) as the same one", async () => {
+      const id = randomUUID();
+      const program = Effect.gen(function* () {
+        yield* put(id, new Uint8Array([1]), later(HOUR), "image/jpeg");
+        yield* putVariant(id, "avif", new Uint8Array([7, 7]));
+        yield* putVariant(id, "avif", new Uint8Array([7, 7]));
+        return yield* getVariant(id, "avif");
+      });
+      expect([...Option.getOrThrow(await run(program)).bytes]).toEqual([7, 7]);
+    });
+
+    it("ends a variant with its result: unseen at the expiry, deleted by the sweep with it", async () => {
+      const [gone, kept] = [randomUUID(), randomUUID()];
+      const program = Effect.gen(function* () {
+        const store = yield* ResultStore;
+        yield* put(gone, new Uint8Array([1]), later(HOUR), "image/jpeg");
+        yield* putVariant(gone, "avif", new Uint8Array([2]), later(HOUR));
+        yield* putVariant(gone, "webp", new Uint8Array([3]), later(HOUR));
+        yield* put(kept, new Uint8Array([4]), later(3 * HOUR), "image/jpeg");
+        yield* putVariant(kept, "avif", new Uint8Array([5]), later(3 * HOUR));
+        const atExpiry = yield* getVariant(gone, "avif", later(HOUR));
+        const deleted = yield* store.deleteExpired(later(2 * HOUR));
+        // Asked as of before the expiry: the variants were deleted, not only hidden.
+        return { atExpiry, deleted, avif: yield* getVariant(gone, "avif"), webp: yield* getVariant(gone, "webp"), kept: yield* getVariant(kept, "avif") };
+      });
+      const outcome = await run(program);
+      expect(Option.isNone(outcome.atExpiry)).toBe(true);
+      expect(outcome.deleted).toBe(3);
+      expect([outcome.avif, outcome.webp, outcome.kept].map(Option.isSome)).toEqual([false, false, true]);
+    });
+
+    it("refuses to store a variant under an unsafe id", async () => {
+      const exit = await Effect.runPromiseExit(putVariant("../escape-attempt", "avif", new Uint8Array([1])).pipe(Effect.provide(await layer())));
+      expect(Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die")).toBe(true);
+    });
+
     it.each(["../../../etc/passwd", "..", "a/b/c/d/e/f", "abc\0defgh", "/etc/passwd", "..%2F..%2Fetc", "short", "x".repeat(300)])(
       "treats the unsafe id %j as unknown",
       async (id) => {

@@ -215,6 +215,12 @@ const hint: Hint = (name) => {
         pick(() => results.map((url) => url.searchParams.get("expires")!)),
         fc.constantFrom("0", "-1", "99999999999999999999", "1e3", "NaN"),
       );
+    case "format":
+      // A result URL's ?format=: mostly the formats it serves (each a transcode of the result), some it refuses with 400.
+      return fc.oneof(
+        { arbitrary: fc.constantFrom("avif", "webp", "jpeg", "png"), weight: 4 },
+        { arbitrary: fc.oneof(fc.constantFrom("gif", "AVIF", "", "webp,avif", "jpg", "image/webp"), fc.string({ maxLength: 20 })), weight: 1 },
+      );
     case "signature":
       return fc.oneof(
         pick(() => results.map((url) => url.searchParams.get("signature")!)),

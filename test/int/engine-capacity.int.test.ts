@@ -245,21 +245,17 @@ describe("EngineCapacity", () => {
 });
 
 describe("boundedImageEngineLayer", () => {
-  it("decorates the engine below it", async () => {
+  it("decorates the engine below it: renders and transcodes share its slots", async () => {
     let calls = 0;
+    const rendered = { bytes: new Uint8Array(1), format: "jpeg" as const, contentType: "image/jpeg", width: 1, height: 1 };
+    const slow = <A>(value: A) =>
+      Effect.sleep(100).pipe(
+        Effect.tap(() => Effect.sync(() => (calls += 1))),
+        Effect.as(value),
+      );
     const slowEngine = Layer.succeed(ImageEngine)({
-      render: () =>
-        Effect.sleep(100).pipe(
-          Effect.tap(() => Effect.sync(() => (calls += 1))),
-          Effect.as({
-            bytes: new Uint8Array(1),
-            format: "jpeg" as const,
-            contentType: "image/jpeg",
-            width: 1,
-            height: 1,
-            placeholder: { blurhash: "00000", thumbhash: "" },
-          }),
-        ),
+      render: () => slow({ ...rendered, placeholder: { blurhash: "00000", thumbhash: "" } }),
+      transcode: () => slow(rendered),
     });
     const image = { bytes: new Uint8Array(1), format: "jpeg" as const, width: 1, height: 1 };
     const template = TEMPLATES[0];
@@ -267,7 +263,9 @@ describe("boundedImageEngineLayer", () => {
     const program = Effect.gen(function* () {
       const engine = yield* ImageEngine;
       return yield* Effect.all(
-        [1, 2, 3].map(() => Effect.exit(engine.render(image, template))),
+        [engine.render(image, template), engine.transcode(image, { format: "webp", quality: 80 }), engine.render(image, template)].map((job) =>
+          Effect.exit(job),
+        ),
         { concurrency: "unbounded" },
       );
     });

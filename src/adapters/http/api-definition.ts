@@ -2,7 +2,7 @@ import { Schema } from "effect";
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api";
 import { AuditReportData } from "../../application/audit-report.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
-import { GenerateBody, OcrBody, VirtualTryOnBody } from "./api-schemas.ts";
+import { GenerateBody, OcrBody, ResultFormat, VirtualTryOnBody } from "./api-schemas.ts";
 import type { ApiErrorTag } from "./error-response.ts";
 import { errorResponses } from "./error-responses.ts";
 import { IdempotencyKey } from "./idempotency-key.ts";
@@ -168,12 +168,22 @@ const results = HttpApiGroup.make("results", { topLevel: true })
   .add(
     HttpApiEndpoint.get("getResult", "/results/:resultId", {
       params: { resultId: Schema.String.annotate({ identifier: "ResultId" }) },
-      query: { expires: Schema.String.annotate({ identifier: "ResultUrlExpiry" }), signature: Schema.String.annotate({ identifier: "ResultUrlSignature" }) },
+      query: {
+        expires: Schema.String.annotate({ identifier: "ResultUrlExpiry" }),
+        signature: Schema.String.annotate({ identifier: "ResultUrlSignature" }),
+        format: Schema.optionalKey(ResultFormat),
+      },
       success: [resultImage("image/jpeg"), resultImage("image/png"), resultImage("image/webp"), resultImage("image/avif")],
-      error: errorResponses("Result", ["InvalidSignature", "NotFound", "DependencyUnavailable"]),
+      error: errorResponses("Result", ["InvalidRequest", "InvalidSignature", "NotFound", "EngineBusy", "EngineTimeout", "DependencyUnavailable"]),
     })
       .annotate(OpenApi.Summary, "A stored result, through its signed URL (no key needed)")
-      .annotate(OpenApi.Description, "The URL comes from resultUrl; it works until expiresAt."),
+      .annotate(
+        OpenApi.Description,
+        "The URL comes from resultUrl; it works until expiresAt. A JPEG result (GET /templates: negotiatesFormat) is served as AVIF, WebP or " +
+          "JPEG, whichever the Accept header weighs highest (AVIF and WebP only when named; ties: AVIF, then WebP, then JPEG), with Vary: Accept. " +
+          "Other results keep their format. Adding format= to the URL (outside the signature) picks the format instead, for any result. " +
+          "Each format is made once, on its first fetch, and kept until expiresAt.",
+      ),
   )
   .annotateMerge(OpenApi.annotations({ title: "Results", description: "Stored results behind signed URLs." }));
 

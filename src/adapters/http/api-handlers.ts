@@ -7,16 +7,19 @@ import { ocrResponseData } from "../../application/ocr-response-data.ts";
 import { getProfile } from "../../application/profile.ts";
 import { chargeReceiptOf } from "../../application/receipts.ts";
 import { recognizeText, supportedOcrLanguages } from "../../application/recognize-text.ts";
+import { makeResultFormats } from "../../application/result-formats.ts";
 import type { Transformed } from "../../application/run-transformation.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
 import { templateCrop } from "../../domain/crop-window.ts";
+import { negotiatesFormat } from "../../domain/negotiate-format.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
-import { ResultStore } from "../../ports/result-store.ts";
 import type { ResultUrlSigner } from "../results/signed-result-url.ts";
 import type { ImageTransformationApi } from "./api-definition.ts";
+import { ResultFormat } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
 import { InvalidSignature } from "./http-errors.ts";
+import { queryValue } from "./query-value.ts";
 import { receiptHandlers } from "./receipt-handlers.ts";
 import type { Handlers } from "./route/mount.ts";
 
@@ -32,6 +35,7 @@ export interface ApiHandlerOptions {
  * operation's Schema by mount.ts).
  */
 export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): Handlers<typeof ImageTransformationApi, AppServices> => {
+  const resultFormats = makeResultFormats();
   const resultUrlFor = (resultId: string, expiresAt: Date) =>
     `${publicBaseUrl}/api/results/${encodeURIComponent(resultId)}?${resultUrls.sign(resultId, expiresAt)}`;
   /** A transformation whose result is stored: its value, with the signed URL that serves it. */
@@ -63,20 +67,24 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
           output: t.output,
           plans: t.plans,
           crop: templateCrop(t),
+          negotiatesFormat: negotiatesFormat(t.output.format),
         })),
       }),
     listOcrLanguages: () => Effect.map(supportedOcrLanguages, (languages) => ({ languages })),
     getProfile: ({ principal }) => getProfile(principal),
-    getResult: ({ params, querystring }) =>
+    getResult: ({ params, query, querystring, accept }) =>
       Effect.gen(function* () {
+        const named = query.format === undefined ? undefined : yield* queryValue(ResultFormat, "format", query.format);
         const now = (yield* Clock).now();
         const check = resultUrls.verify(params.resultId, querystring, now);
         if (check === "tampered") return yield* new InvalidSignature();
-        const found = check === "ok" ? yield* (yield* ResultStore).get(params.resultId, now) : Option.none();
-        if (Option.isNone(found)) return yield* new NotFound({ message: "The result does not exist or has expired." });
-        const { bytes, contentType, expiresAt } = found.value;
-        const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
-        return { bytes, contentType, headers: { "Cache-Control": `private, max-age=${maxAge}` } };
+        const served =
+          check === "ok" ? yield* resultFormats.serve(params.resultId, now, { ...(named && { named }), ...(accept && { accept }) }) : Option.none();
+        if (Option.isNone(served)) return yield* new NotFound({ message: "The result does not exist or has expired." });
+        const { result, negotiated } = served.value;
+        const maxAge = Math.max(0, Math.floor((result.expiresAt.getTime() - now.getTime()) / 1000));
+        const headers = { "Cache-Control": `private, max-age=${maxAge}`, ...(negotiated && { Vary: "Accept" }) };
+        return { bytes: result.bytes, contentType: result.contentType, headers };
       }),
     ...receiptHandlers,
     auditAccount: ({ params, query }) => Effect.flatMap(parseAuditRange(query.from, query.to), (range) => auditAccount(params.accountId, range)),

@@ -1,5 +1,6 @@
 import { Schema } from "effect";
 import { FOCUS_NAMES } from "../../domain/crop-window.ts";
+import { URL_FORMATS } from "../../domain/negotiate-format.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
 import {
   DEFAULT_TRYON_SETTINGS,
@@ -117,4 +118,10 @@ export const Focus = Schema.Union([
 
 export const GenerateBody = Schema.Struct({ image: ImageData, template: TemplateName, templateType: TemplateType, focus: Schema.optionalKey(Focus) }).annotate({
   identifier: "GenerateImageRequest",
+});
+
+/** ?format= on a result URL: outside its signature, since it only picks a representation of the same result (docs/api-decisions.md). */
+export const ResultFormat = oneOf(URL_FORMATS).annotate({
+  identifier: "ResultFormat",
+  description: `the result in this format (${URL_FORMATS.join(", ")}), whatever the Accept header says; made once, then kept for the result's life`,
 });

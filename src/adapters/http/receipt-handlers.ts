@@ -1,9 +1,9 @@
-import { Effect, Schema } from "effect";
-import { InvalidRequest } from "../../application/errors.ts";
+import { Effect } from "effect";
 import { consistencyProofOf, currentCheckpoint, inclusionProofOf, receiptsOf, statementOf } from "../../application/receipts.ts";
 import { NoteSigner } from "../../ports/note-signer.ts";
 import type { ImageTransformationApi } from "./api-definition.ts";
 import type { AppServices } from "./app-services.ts";
+import { queryValue } from "./query-value.ts";
 import { BillingPeriod, TreeSize, TreeSizes } from "./receipt-schemas.ts";
 import type { BinaryReply, Handlers } from "./route/mount.ts";
 
@@ -13,14 +13,6 @@ import type { BinaryReply, Handlers } from "./route/mount.ts";
  * sent and are held to the schemas the document shows for them.
  */
 const plainText = (text: string): BinaryReply => ({ bytes: new TextEncoder().encode(text), contentType: "text/plain; charset=utf-8", headers: {} });
-
-const queryValue = <S extends Schema.Codec<unknown, string>>(schema: S, name: string, value: string | undefined) =>
-  Schema.decodeUnknownEffect(schema)(value).pipe(
-    Effect.mapError(() => {
-      const message = `${name}: ${String(schema.ast.annotations?.["description"] ?? "not a valid value")}`;
-      return new InvalidRequest({ message, details: [{ path: name, message }] });
-    }),
-  );
 
 type ReceiptRoutes = "getLedgerCheckpoint" | "getLedgerKey" | "getConsistencyProof" | "getInclusionProof" | "getReceipts" | "getStatement";
 

@@ -5,7 +5,7 @@ import { API_VERSION, SECURITY_HEADERS } from "./middleware/security-headers.ts"
 /**
  * The response headers of the API, each a named schema (api-definition.ts lists them as components),
  * and which response carries which: every response the ones below, keyed operations the RateLimit
- * fields, errors what their catalog entry sends, POSTs the replay marker. The e2e suite checks every
+ * fields, errors what their catalog entry sends, POSTs the replay marker, result images Vary. The e2e suite checks every
  * reply's headers against what the document declares.
  */
 const header = <S extends Schema.Top>(identifier: string, schema: S, description: string) => ({
@@ -37,6 +37,11 @@ export const RESPONSE_HEADERS = {
   ),
   "Retry-After": header("RetryAfterHeader", Schema.String.check(Schema.isPattern(/^\d{1,9}$/u)), "Seconds to wait before retrying"),
   Allow: header("AllowHeader", Schema.String.check(Schema.isPattern(/^[A-Z]+(?:, [A-Z]+)*$/u)), "The methods the path takes"),
+  Vary: header(
+    "VaryHeader",
+    Schema.Literal("Accept"),
+    "The format came from the Accept header (a result that negotiates its format): caches keep one per Accept",
+  ),
   "Idempotent-Replayed": header("IdempotentReplayedHeader", Schema.Literal("true"), "The first response to this Idempotency-Key, sent again"),
 } as const;
 
@@ -81,6 +86,8 @@ export const declareResponseHeaders = (
       // that far, and a client refused for its failed keys (429 before any key was admitted) has none.
       if (keyed && status !== 401 && status !== 405) declared.push(["RateLimit-Policy", status < 300], ["RateLimit", status < 300]);
       if (method === "post" && status !== 401 && status !== 405 && isReplayable(status)) declared.push(["Idempotent-Replayed", false]);
+      // A result image may be one the Accept header chose.
+      if (status < 300 && Object.keys(response.content ?? {}).some((type) => type.startsWith("image/"))) declared.push(["Vary", false]);
       const component = response.content?.["application/json"]?.schema?.$ref?.split("/").at(-1);
       const sends = component === undefined ? undefined : errorHeaders.get(component);
       for (const name of sends?.always ?? []) declared.push([name, true]);

@@ -152,6 +152,11 @@ export const TemplatesData = Schema.Struct({
           focus: Schema.Literals(["auto", "attention", "centre"]).annotate({ description: "the focus its crop takes when the request names none" }),
         }),
       ).annotate({ description: "null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate" }),
+      negotiatesFormat: Schema.Boolean.annotate({
+        description:
+          "true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; " +
+          "false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png",
+      }),
     }),
   ),
 });

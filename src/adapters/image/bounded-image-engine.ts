@@ -11,6 +11,9 @@ export const boundedImageEngineLayer = (options: EngineCapacityOptions = {}) =>
     Effect.gen(function* () {
       const engine = yield* ImageEngine;
       const capacity = makeEngineCapacity(options);
-      return { render: (image, template, options) => capacity.run(engine.render(image, template, options)) };
+      return {
+        render: (image, template, options) => capacity.run(engine.render(image, template, options)),
+        transcode: (image, output) => capacity.run(engine.transcode(image, output)),
+      };
     }),
   );

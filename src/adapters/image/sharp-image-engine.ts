@@ -1,15 +1,17 @@
 import { Effect, Layer } from "effect";
 import sharp, { type Sharp } from "sharp";
-import type { OutputFormat, TemplateOutput, TemplateStep } from "../../domain/template-catalog.ts";
+import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
+import type { TemplateStep } from "../../domain/template-catalog.ts";
 import { EngineTimeout, InvalidImage } from "../../ports/errors.ts";
 import { FaceDetector, type FaceDetectorShape } from "../../ports/face-detector.ts";
-import type { RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
+import type { RenderedImage, RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
 import type { Framing } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
 import { coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
 import { placeholderOf } from "./placeholders.ts";
 import type { Raster } from "./raster.ts";
+import { encoder } from "./sharp-encoder.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
 import { open, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
 
@@ -26,28 +28,6 @@ export interface SharpImageEngineOptions {
 }
 
 type MaskError = Effect.Error<ReturnType<PersonSegmenterShape["segment"]>>;
-
-const CONTENT_TYPE: Readonly<Record<OutputFormat, string>> = {
-  jpeg: "image/jpeg",
-  png: "image/png",
-  webp: "image/webp",
-  avif: "image/avif",
-};
-
-const encoder = (image: Sharp, output: TemplateOutput): Sharp => {
-  switch (output.format) {
-    case "jpeg":
-      // JPEG has no transparency: transparent areas (padding, cut-outs) become white, not black.
-      return image.flatten({ background: "#ffffff" }).jpeg({ quality: output.quality });
-    case "png":
-      return image.png({ compressionLevel: 6 });
-    case "webp":
-      return image.webp({ quality: output.quality, alphaQuality: 100 });
-    case "avif":
-      // effort 2 of 9: AVIF at the default effort costs seconds per megapixel on two cores.
-      return image.avif({ quality: output.quality, effort: 2 });
-  }
-};
 
 const isTimeout = (cause: unknown) => cause instanceof Error && /timeout/i.test(cause.message);
 
@@ -89,6 +69,17 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
   };
 
   return {
+    transcode: (image, output) =>
+      Effect.map(
+        execute(() => encoder(decoder(image).timeout({ seconds: timeoutSeconds }), output).toBuffer({ resolveWithObject: true }), undecodable(image)),
+        ({ data, info }): RenderedImage => ({
+          bytes: data,
+          format: output.format,
+          contentType: MEDIA_TYPES[output.format],
+          width: info.width,
+          height: info.height,
+        }),
+      ),
     render: (image, template, renderOptions = {}) =>
       Effect.gen(function* () {
         const name = `${template.templateType}/${template.template}`;
@@ -172,7 +163,7 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           placeholder,
           bytes: data,
           format: template.output.format,
-          contentType: CONTENT_TYPE[template.output.format],
+          contentType: MEDIA_TYPES[template.output.format],
           width: info.width,
           height: info.height,
         };

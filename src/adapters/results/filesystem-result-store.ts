@@ -15,7 +15,8 @@ export interface FilesystemResultStoreOptions {
  * One file per result: a JSON header line (content type, expiry), then the bytes. Written to a
  * temporary name and renamed, so a reader sees a whole result or none, and there is never a
  * payload without its metadata. Files sit in 256 subdirectories named by the id's first two
- * characters, so no directory grows huge.
+ * characters, so no directory grows huge. A variant is a file of its own beside its result,
+ * `<id>.<format>.result` (ids hold no "."), with the result's expiry: the sweep deletes both.
  */
 interface Header {
   readonly contentType: string;
@@ -44,7 +45,6 @@ const parse = (file: Buffer): { header: Header; body: Buffer } | undefined => {
 
 export const makeFilesystemResultStore = (options: FilesystemResultStoreOptions): ResultStoreShape => {
   const shard = (resultId: string) => join(options.directory, resultId.slice(0, 2).toLowerCase());
-  const pathOf = (resultId: string) => join(shard(resultId), resultId + SUFFIX);
 
   const readHeader = async (path: string): Promise<Header | undefined> => {
     const handle = await open(path, "r");
@@ -56,36 +56,41 @@ export const makeFilesystemResultStore = (options: FilesystemResultStoreOptions)
     }
   };
 
-  return {
-    put: ({ resultId, bytes, contentType, expiresAt }) => {
-      if (!isSafeResultId(resultId)) return Effect.die(new Error(`unsafe result id ${JSON.stringify(resultId)}`));
-      return io(async () => {
-        const header: Header = { contentType, expiresAt: expiresAt.toISOString() };
-        const target = pathOf(resultId);
-        const temp = `${target}.${randomUUID()}${TEMP}`;
-        await mkdir(shard(resultId), { recursive: true });
-        await writeFile(temp, Buffer.concat([Buffer.from(JSON.stringify(header) + "\n", "utf8"), bytes]), { flag: "wx" });
-        await rename(temp, target);
-      });
-    },
+  const write = (resultId: string, name: string, { bytes, contentType, expiresAt }: StoredResult) => {
+    if (!isSafeResultId(resultId)) return Effect.die(new Error(`unsafe result id ${JSON.stringify(resultId)}`));
+    return io(async () => {
+      const header: Header = { contentType, expiresAt: expiresAt.toISOString() };
+      const target = join(shard(resultId), name + SUFFIX);
+      const temp = `${target}.${randomUUID()}${TEMP}`;
+      await mkdir(shard(resultId), { recursive: true });
+      await writeFile(temp, Buffer.concat([Buffer.from(JSON.stringify(header) + "\n", "utf8"), bytes]), { flag: "wx" });
+      await rename(temp, target);
+    });
+  };
 
-    get: (resultId, now) => {
-      if (!isSafeResultId(resultId)) return Effect.succeed(Option.none());
-      return io(async (): Promise<Option.Option<StoredResult>> => {
-        let file: Buffer;
-        try {
-          file = await readFile(pathOf(resultId));
-        } catch (cause) {
-          if (isMissing(cause)) return Option.none();
-          throw cause;
-        }
-        const parsed = parse(file);
-        if (!parsed) return Option.none();
-        const expiresAt = new Date(parsed.header.expiresAt);
-        if (expiresAt <= now) return Option.none();
-        return Option.some({ bytes: new Uint8Array(parsed.body), contentType: parsed.header.contentType, expiresAt });
-      });
-    },
+  const read = (resultId: string, name: string, now: Date) => {
+    if (!isSafeResultId(resultId)) return Effect.succeed(Option.none());
+    return io(async (): Promise<Option.Option<StoredResult>> => {
+      let file: Buffer;
+      try {
+        file = await readFile(join(shard(resultId), name + SUFFIX));
+      } catch (cause) {
+        if (isMissing(cause)) return Option.none();
+        throw cause;
+      }
+      const parsed = parse(file);
+      if (!parsed) return Option.none();
+      const expiresAt = new Date(parsed.header.expiresAt);
+      if (expiresAt <= now) return Option.none();
+      return Option.some({ bytes: new Uint8Array(parsed.body), contentType: parsed.header.contentType, expiresAt });
+    });
+  };
+
+  return {
+    put: (result) => write(result.resultId, result.resultId, result),
+    get: (resultId, now) => read(resultId, resultId, now),
+    putVariant: (variant) => write(variant.resultId, `${variant.resultId}.${variant.format}`, variant),
+    getVariant: (resultId, format, now) => read(resultId, `${resultId}.${format}`, now),
 
     deleteExpired: (now) =>
       io(async () => {

@@ -2,7 +2,7 @@ import type { ObjectStore } from "@nats-io/obj";
 import { Objm } from "@nats-io/obj";
 import { Effect, Layer, Option } from "effect";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { ResultStore, type ResultStoreShape } from "../../ports/result-store.ts";
+import { ResultStore, type ResultStoreShape, type StoredResult } from "../../ports/result-store.ts";
 import { NatsClient } from "../nats/nats-connection.ts";
 import { natsNames } from "../nats/nats-names.ts";
 import { isSafeResultId } from "./result-id.ts";
@@ -37,29 +37,29 @@ const expiryOf = (metadata: Record<string, string> | undefined): Date | undefine
  * Results in a JetStream Object Store on the NATS the deployment already runs, so every instance
  * serves every result URL (also after the instance that made it is gone) whatever the event
  * store. The bucket's age limit (the result TTL plus a margin) lets the server itself drop what
- * the periodic sweep never reached, e.g. when every instance was down.
+ * the periodic sweep never reached, e.g. when every instance was down. A variant is the object
+ * `<id>.<format>` (ids hold no "."), with its result's expiry, so the sweep and the age limit take both.
  */
 export const makeNatsObjectResultStore = (bucket: ObjectStore): ResultStoreShape => {
   const call = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: unavailable });
+  const unsafe = (resultId: string) => Effect.die(new Error(`unsafe result id ${JSON.stringify(resultId)}`));
+  const write = (name: string, { bytes, contentType, expiresAt }: StoredResult) =>
+    call(() => bucket.putBlob({ name, metadata: { [CONTENT_TYPE]: contentType, [EXPIRES_AT]: expiresAt.toISOString() } }, bytes)).pipe(Effect.asVoid);
+  const read = (name: string, now: Date) =>
+    Effect.gen(function* () {
+      const info = yield* call(() => bucket.info(name));
+      const expiresAt = expiryOf(info?.metadata);
+      if (info === null || info.deleted || expiresAt === undefined || expiresAt <= now) return Option.none();
+      const bytes = yield* call(() => bucket.getBlob(name));
+      // Deleted between the two reads: as unknown.
+      if (bytes === null) return Option.none();
+      return Option.some({ bytes, contentType: info.metadata?.[CONTENT_TYPE] ?? "application/octet-stream", expiresAt });
+    });
   return {
-    put: ({ resultId, bytes, contentType, expiresAt }) =>
-      isSafeResultId(resultId)
-        ? call(() => bucket.putBlob({ name: resultId, metadata: { [CONTENT_TYPE]: contentType, [EXPIRES_AT]: expiresAt.toISOString() } }, bytes)).pipe(
-            Effect.asVoid,
-          )
-        : Effect.die(new Error(`unsafe result id ${JSON.stringify(resultId)}`)),
-    get: (resultId, now) => {
-      if (!isSafeResultId(resultId)) return Effect.succeed(Option.none());
-      return Effect.gen(function* () {
-        const info = yield* call(() => bucket.info(resultId));
-        const expiresAt = expiryOf(info?.metadata);
-        if (info === null || info.deleted || expiresAt === undefined || expiresAt <= now) return Option.none();
-        const bytes = yield* call(() => bucket.getBlob(resultId));
-        // Deleted between the two reads: as unknown.
-        if (bytes === null) return Option.none();
-        return Option.some({ bytes, contentType: info.metadata?.[CONTENT_TYPE] ?? "application/octet-stream", expiresAt });
-      });
-    },
+    put: (result) => (isSafeResultId(result.resultId) ? write(result.resultId, result) : unsafe(result.resultId)),
+    get: (resultId, now) => (isSafeResultId(resultId) ? read(resultId, now) : Effect.succeed(Option.none())),
+    putVariant: (variant) => (isSafeResultId(variant.resultId) ? write(`${variant.resultId}.${variant.format}`, variant) : unsafe(variant.resultId)),
+    getVariant: (resultId, format, now) => (isSafeResultId(resultId) ? read(`${resultId}.${format}`, now) : Effect.succeed(Option.none())),
     deleteExpired: (now) =>
       call(async () => {
         let deleted = 0;

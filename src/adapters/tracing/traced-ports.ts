@@ -32,6 +32,7 @@ export const tracedImageEngine =
       engine
         .render(image, template, options)
         .pipe(childSpan(tracer, "engine.image.render", { "its.template": template.template, "its.template_type": template.templateType })),
+    transcode: (image, output) => engine.transcode(image, output).pipe(childSpan(tracer, "engine.image.transcode", { "its.format": output.format })),
   });
 
 export const tracedOcrEngine =
@@ -57,4 +58,7 @@ export const tracedResultStore =
     ...store,
     put: (result) => store.put(result).pipe(childSpan(tracer, "result_store.put", { "its.result.bytes": result.bytes.byteLength })),
     get: (resultId, now) => store.get(resultId, now).pipe(childSpan(tracer, "result_store.get")),
+    putVariant: (variant) => store.putVariant(variant).pipe(childSpan(tracer, "result_store.put_variant", { "its.format": variant.format })),
+    getVariant: (resultId, format, now) =>
+      store.getVariant(resultId, format, now).pipe(childSpan(tracer, "result_store.get_variant", { "its.format": format })),
   });

@@ -38,10 +38,15 @@ export interface BinaryReply {
 /** What a handler gives: the `data` of the success envelope, or the bytes of a binary success. */
 type ReplyOf<E> = HttpApiEndpoint.Success<E>["Type"] extends { readonly success: true; readonly data: infer D } ? D : BinaryReply;
 
-/** What a handler gets: the decoded path parameters and payload, the query's single values, and who called. */
+/** What a handler gets: the decoded path parameters and payload, the query's single values, the Accept header, and who called. */
 export type RouteRequest<E> = {
   readonly params: Fields<HttpApiEndpoint.Params<E>>;
   readonly payload: Fields<HttpApiEndpoint.Payload<E>>;
+  /**
+   * The Accept header as sent (undefined when absent or empty), for content negotiation: OpenAPI
+   * declares it through an operation's response content types, never as a parameter.
+   */
+  readonly accept: string | undefined;
   /** Each query parameter given once (a repeated one is absent), as sent; the raw query for signatures. */
   readonly query: { readonly [K in keyof Fields<HttpApiEndpoint.Query<E>>]?: string };
   readonly querystring: string;
@@ -108,7 +113,8 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
     const principal = authenticate && (await authenticate(ctx));
     if (authenticate && principal === undefined) return;
     if (operatorOnly && !(await operatorOnly(ctx))) return;
-    const request = { params: decodeParams?.(ctx.params) ?? {}, query: singleValues(ctx.query), querystring: ctx.querystring, principal };
+    const accept = ctx.get("accept") || undefined;
+    const request = { params: decodeParams?.(ctx.params) ?? {}, query: singleValues(ctx.query), querystring: ctx.querystring, accept, principal };
     if (bodySize === undefined || payload === undefined) return respond(ctx, Effect.succeed({ ...request, payload: {} }));
     // Admission by memory comes first: a request refused for a full budget is never read.
     const release = admitByMemory(ctx, options.admissionBudget, options.maxBodyBytes[bodySize]);
