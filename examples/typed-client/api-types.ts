@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps.
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -952,6 +952,16 @@ export interface components {
                 hocr?: string;
                 /** @description tsv only */
                 tsv?: string;
+                /**
+                 * Format: uri
+                 * @description pdf only: the searchable PDF, one page per page read; signed, no key needed until expiresAt
+                 */
+                resultUrl?: string;
+                /**
+                 * Format: date-time
+                 * @description pdf only: when resultUrl stops working
+                 */
+                expiresAt?: string;
                 /** @description documents only (PDF, multi-page TIFF): each page's result, with the format's own field; every page is one transformation */
                 pages?: {
                     /** @description the page's number, from 1 */
@@ -1001,7 +1011,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        OcrOutputFormat: "text" | "json" | "hocr" | "tsv";
+        OcrOutputFormat: "text" | "json" | "hocr" | "tsv" | "pdf";
         /** @description language defaults to auto, outputFormat to text */
         OcrRequest: {
             image: components["schemas"]["ImageData"];
@@ -2199,6 +2209,7 @@ export interface operations {
                     "image/png": string;
                     "image/webp": string;
                     "image/avif": string;
+                    "application/pdf": string;
                 };
             };
             /** @description INVALID_SIGNATURE */
