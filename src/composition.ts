@@ -17,6 +17,7 @@ import { jetStreamEventBusLayer } from "./adapters/nats/jetstream-event-bus.ts";
 import { kvRateLimiterLayer } from "./adapters/nats/kv-rate-limiter.ts";
 import { natsConnectionLayer } from "./adapters/nats/nats-connection.ts";
 import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
+import { ClassicPdfJoinerLive } from "./adapters/pdf/classic-pdf-joiner.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
 import { sqliteReceiptLogLayer } from "./adapters/projections/sqlite-receipt-log.ts";
 import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
@@ -267,6 +268,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
         idleBudgetBytes: config.ocrIdleMemoryBytes,
       }),
     ),
+    ClassicPdfJoinerLive,
     argon2PasswordHasher,
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), receiptLogLayer(config, secrets), messagingLayer(config, nats, decorators))),

@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps.
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * A stored result, through its signed URL (no key needed)
-         * @description The URL comes from resultUrl; it works until expiresAt. A JPEG result (GET /templates: negotiatesFormat) is served as AVIF, WebP or JPEG, whichever the Accept header weighs highest (AVIF and WebP only when named; ties: AVIF, then WebP, then JPEG), with Vary: Accept. Other results keep their format. Adding format= to the URL (outside the signature) picks the format instead, for any result. Each format is made once, on its first fetch, and kept until expiresAt.
+         * @description The URL comes from resultUrl; it works until expiresAt. A JPEG result (GET /templates: negotiatesFormat) is served as AVIF, WebP or JPEG, whichever the Accept header weighs highest (AVIF and WebP only when named; ties: AVIF, then WebP, then JPEG), with Vary: Accept. Other results keep their format. Adding format= to the URL (outside the signature) picks the format instead, for any image result (a searchable PDF is always served as it is). Each format is made once, on its first fetch, and kept until expiresAt.
          */
         get: operations["getResult"];
         put?: never;
@@ -964,6 +964,16 @@ export interface components {
                 hocr?: string;
                 /** @description tsv only */
                 tsv?: string;
+                /**
+                 * Format: uri
+                 * @description pdf only: the searchable PDF, one page per page read; signed, no key needed until expiresAt
+                 */
+                resultUrl?: string;
+                /**
+                 * Format: date-time
+                 * @description pdf only: when resultUrl stops working
+                 */
+                expiresAt?: string;
                 /** @description documents only (PDF, multi-page TIFF): each page's result, with the format's own field; every page is one transformation */
                 pages?: {
                     /** @description the page's number, from 1 */
@@ -1013,7 +1023,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        OcrOutputFormat: "text" | "json" | "hocr" | "tsv";
+        OcrOutputFormat: "text" | "json" | "hocr" | "tsv" | "pdf";
         /** @description language defaults to auto, outputFormat to text */
         OcrRequest: {
             image: components["schemas"]["ImageData"];
@@ -2213,6 +2223,7 @@ export interface operations {
                     "image/png": string;
                     "image/webp": string;
                     "image/avif": string;
+                    "application/pdf": string;
                 };
             };
             /** @description INVALID_REQUEST */

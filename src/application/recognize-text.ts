@@ -16,6 +16,7 @@ import type { Principal } from "./authenticate.ts";
 import { type FieldIssue, InvalidRequest } from "./errors.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { documentResult, type OcrPageResult } from "./ocr-document-result.ts";
+import { storeSearchablePdf } from "./ocr-searchable-pdf.ts";
 import { entitle, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
 
@@ -60,6 +61,12 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
     }
     if (!(ocrOutputFormats as ReadonlyArray<string>).includes(outputFormat)) {
       problems.push({ path: "outputFormat", message: `"${echo(outputFormat)}" is not supported; allowed: ${ocrOutputFormats.join(", ")}` });
+    } else if (!(engine.outputFormats as ReadonlyArray<string>).includes(outputFormat)) {
+      // A format the API knows that this deployment's engine does not write (pdf with PaddleOCR).
+      problems.push({
+        path: "outputFormat",
+        message: `"${outputFormat}" is not offered by this service's OCR engine; allowed: ${engine.outputFormats.join(", ")}`,
+      });
     }
     if (requested === undefined || problems.length > 0) {
       return yield* new InvalidRequest({ message: problems.map((p) => p.message).join("; "), details: problems });
@@ -81,7 +88,8 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
         const bytes = Result.isSuccess(decoded) ? decoded.success : yield* Effect.fail(decoded.failure);
         const image = yield* reader.readImage(bytes);
         const result: OcrResult = yield* engine.recognize({ image, ...request });
-        return { value: result, output: outputOf(result) };
+        const { stored, output } = yield* storeSearchablePdf(result);
+        return { value: { ...result, stored }, output: { ...outputOf(result), ...output } };
       });
       return yield* runTransformation(entitled, parameters, process);
     }
@@ -95,7 +103,8 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
         pages.push({ page: index + 1, ...(yield* engine.recognize({ image, ...request })) });
       }
       const result = documentResult(outputFormat as OcrOutputFormat, pages);
-      return { value: result, output: { ...outputOf(result), format: document.format, pages: String(document.pages) } };
+      const { stored, output } = yield* storeSearchablePdf(result);
+      return { value: { ...result, stored }, output: { ...outputOf(result), ...output, format: document.format, pages: String(document.pages) } };
     });
     return yield* runTransformation(entitled, { ...parameters, pages: String(document.pages) }, process, document.pages);
   });

@@ -21,7 +21,8 @@ export const parseOcrLanguageRequest = (text: string): OcrLanguageRequest | unde
   return codes.every((code): code is OcrLanguage => Object.hasOwn(ocrLanguageCatalogue, code)) ? codes : undefined;
 };
 
-export const ocrOutputFormats = ["text", "json", "hocr", "tsv"] as const;
+/** `pdf`: a searchable PDF, the page as read with its text invisible on top (engines that list it in `outputFormats`). */
+export const ocrOutputFormats = ["text", "json", "hocr", "tsv", "pdf"] as const;
 export type OcrOutputFormat = (typeof ocrOutputFormats)[number];
 
 /** Pixel box in the image as displayed (after EXIF orientation), x1/y1 exclusive. */
@@ -49,7 +50,9 @@ export type OcrFormatOutput =
   | { readonly outputFormat: "text" }
   | { readonly outputFormat: "json"; readonly blocks: ReadonlyArray<OcrBlock> }
   | { readonly outputFormat: "hocr"; readonly hocr: string }
-  | { readonly outputFormat: "tsv"; readonly tsv: string };
+  | { readonly outputFormat: "tsv"; readonly tsv: string }
+  /** One page of PDF: the image as read, at its size in print, with the text where it stands, invisible (render mode 3). */
+  | { readonly outputFormat: "pdf"; readonly pdf: Uint8Array };
 
 export type OcrResult = {
   /** The recognised text, lines separated by "\n"; "" when the image holds no text. */
@@ -69,6 +72,8 @@ export interface OcrRequest {
 export interface OcrEngineShape {
   /** The languages this engine reads (besides "auto"); others fail with UnsupportedLanguage. */
   readonly languages: ReadonlyArray<OcrLanguage>;
+  /** The output formats this engine writes; callers ask only for these (POST /ocr refuses others with 400). */
+  readonly outputFormats: ReadonlyArray<OcrOutputFormat>;
   readonly recognize: (
     request: OcrRequest,
   ) => Effect.Effect<OcrResult, InvalidImage | UnsupportedLanguage | EngineBusy | EngineTimeout | DependencyUnavailable>;

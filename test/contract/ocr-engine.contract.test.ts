@@ -10,6 +10,7 @@ import { cerCount } from "../support/character-error-rate.ts";
 import { pngSize } from "../support/ocr-accuracy.ts";
 import { type CorpusSpec, fontsFor, missingFontFamilies, renderSample } from "../support/ocr-corpus.ts";
 import type { CorpusLanguage } from "../support/ocr-corpus-texts.ts";
+import { readPdfBack } from "../support/poppler.ts";
 
 /**
  * The contract every OcrEngine adapter keeps. Pages are rendered at test time (fonts from
@@ -154,6 +155,24 @@ const ocrEngineContract = (subject: EngineUnderTest) =>
       const words = rows.filter((row) => row[0] === "5");
       expect(words.map((row) => row[11]).join(" ")).toBe(result.text.split(/\s+/).join(" "));
       for (const row of words) expect(Number(row[10])).toBeGreaterThanOrEqual(0);
+    });
+
+    it("writes a searchable PDF of the page when it offers pdf: one page at 300 dpi, its text layer reads as its text; else it refuses pdf", async () => {
+      expect(engine.outputFormats).toEqual(expect.arrayContaining(["text", "json", "hocr", "tsv"]));
+      if (!engine.outputFormats.includes("pdf")) {
+        const refused = await Effect.runPromise(Effect.flip(engine.recognize({ image: english.image, language: ["eng"], outputFormat: "pdf" })));
+        expect(refused._tag).toBe("DependencyUnavailable");
+        return;
+      }
+      const result = await recognize(english.image, "eng", "pdf");
+      if (result.outputFormat !== "pdf") throw new Error(`expected pdf, got ${result.outputFormat}`);
+      const back = await readPdfBack(result.pdf);
+      expect(back.warnings).toBe("");
+      expect(back.pages).toBe(1);
+      // The rendered page states no resolution: 300 dpi, the scans' usual, gives its size in print.
+      expect(back.pageSizes[0]?.width).toBeCloseTo((english.image.width * 72) / 300, 0);
+      expect(cerCount(back.text, result.text).errors).toBeLessThanOrEqual(Math.ceil(0.02 * result.text.length));
+      expect(cerCount(result.text, english.groundTruth).errors / english.groundTruth.length).toBeLessThan(0.05);
     });
 
     it('reads "" from an image without text, whether the language is given or detected', async () => {

@@ -113,9 +113,9 @@ describe("POST /api/ocr", () => {
       expect(badLanguage.json.error.details[0]).toMatchObject({ path: "language" });
       expect(badLanguage.json.error.message).toContain("eng+deu");
     }
-    const badFormat = await ocr(key, { image: b64(pages.get("eng")!), outputFormat: "pdf" });
+    const badFormat = await ocr(key, { image: b64(pages.get("eng")!), outputFormat: "docx" });
     expect(badFormat.status).toBe(400);
-    expect(badFormat.json.error.message).toContain("text, json, hocr, tsv");
+    expect(badFormat.json.error.message).toContain("text, json, hocr, tsv, pdf");
     const profile = await service.client.request("GET", "/api/user/profile", { key });
     expect(profile.json.data.quota.used).toBe(0);
   });

@@ -7,7 +7,8 @@
 #   - the tesseract CLI with English, OSD and traditional Chinese: the native baseline the held-out
 #     OCR pages are compared with;
 #   - docker-compose, which validates the compose file;
-#   - promtool (in prometheus), which checks a scrape of the metrics endpoint.
+#   - promtool (in prometheus), which checks a scrape of the metrics endpoint;
+#   - pdftotext, pdftoppm and pdfinfo (poppler-utils), which read back the searchable PDFs OCR makes.
 # Each run says what it found. Missing ones are installed when this user may (root, or sudo without
 # a password); otherwise the script names them and stops, since the suite would fail on them later
 # and less clearly.
@@ -32,6 +33,9 @@ needs=(
   "tesseract CLI with chi_tra|tesseract_reads chi_tra|tesseract-ocr tesseract-ocr-chi-tra"
   "docker-compose|has docker-compose|docker-compose"
   "promtool|has promtool|prometheus"
+  "pdftotext|has pdftotext|poppler-utils"
+  "pdftoppm|has pdftoppm|poppler-utils"
+  "pdfinfo|has pdfinfo|poppler-utils"
 )
 
 check() {
@@ -48,7 +52,7 @@ check() {
 
 check
 if [ ${#missing_what[@]} -eq 0 ]; then
-  echo "system-packages: present: fonts (Latin, CJK, Arabic), chromium, tesseract CLI (eng, osd, chi_tra), docker-compose, promtool"
+  echo "system-packages: present: fonts (Latin, CJK, Arabic), chromium, tesseract CLI (eng, osd, chi_tra), docker-compose, promtool, poppler-utils"
   exit 0
 fi
 

@@ -111,7 +111,10 @@ const transformations = HttpApiGroup.make("transformations", { topLevel: true })
         "Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; " +
           "every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); " +
           "more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. " +
-          "Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps.",
+          "Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. " +
+          "outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, " +
+          "stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. " +
+          "With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none).",
       ),
     HttpApiEndpoint.post("virtualTryOn", "/virtual-tryon", {
       headers: idempotencyHeader,
@@ -162,7 +165,7 @@ const account = HttpApiGroup.make("account", { topLevel: true })
   .middleware(ApiKey)
   .annotateMerge(OpenApi.annotations({ title: "Account", description: "The calling account." }));
 
-const resultImage = (contentType: string) => Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType }));
+const resultBytes = (contentType: string) => Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType }));
 
 const results = HttpApiGroup.make("results", { topLevel: true })
   .add(
@@ -173,7 +176,7 @@ const results = HttpApiGroup.make("results", { topLevel: true })
         signature: Schema.String.annotate({ identifier: "ResultUrlSignature" }),
         format: Schema.optionalKey(ResultFormat),
       },
-      success: [resultImage("image/jpeg"), resultImage("image/png"), resultImage("image/webp"), resultImage("image/avif")],
+      success: [resultBytes("image/jpeg"), resultBytes("image/png"), resultBytes("image/webp"), resultBytes("image/avif"), resultBytes("application/pdf")],
       error: errorResponses("Result", ["InvalidRequest", "InvalidSignature", "NotFound", "EngineBusy", "EngineTimeout", "DependencyUnavailable"]),
     })
       .annotate(OpenApi.Summary, "A stored result, through its signed URL (no key needed)")
@@ -181,7 +184,7 @@ const results = HttpApiGroup.make("results", { topLevel: true })
         OpenApi.Description,
         "The URL comes from resultUrl; it works until expiresAt. A JPEG result (GET /templates: negotiatesFormat) is served as AVIF, WebP or " +
           "JPEG, whichever the Accept header weighs highest (AVIF and WebP only when named; ties: AVIF, then WebP, then JPEG), with Vary: Accept. " +
-          "Other results keep their format. Adding format= to the URL (outside the signature) picks the format instead, for any result. " +
+          "Other results keep their format. Adding format= to the URL (outside the signature) picks the format instead, for any image result (a searchable PDF is always served as it is). " +
           "Each format is made once, on its first fetch, and kept until expiresAt.",
       ),
   )

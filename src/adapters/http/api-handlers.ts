@@ -55,7 +55,11 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
     generateImage: ({ principal, payload }) => Effect.flatMap(generate(principal, payload), (done) => withReceipt(done, storedResultData)),
     recognizeText: ({ principal, payload }) =>
       Effect.flatMap(recognizeText(principal, payload), (done) =>
-        withReceipt(done, ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) })),
+        withReceipt(done, ({ requestId, value, processingTimeMs }) => {
+          const { stored, ...data } = ocrResponseData(value, processingTimeMs);
+          const pdf = stored === undefined ? {} : { resultUrl: resultUrlFor(stored.resultId, stored.expiresAt), expiresAt: stored.expiresAt.toISOString() };
+          return { requestId, ...data, ...pdf };
+        }),
       ),
     virtualTryOn: ({ principal, payload }) => Effect.flatMap(virtualTryOn(principal, payload), (done) => withReceipt(done, storedResultData)),
     listTemplates: () =>

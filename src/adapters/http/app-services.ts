@@ -12,6 +12,7 @@ import type { LedgerCrypto } from "../../ports/ledger-crypto.ts";
 import type { NoteSigner } from "../../ports/note-signer.ts";
 import type { OcrEngine } from "../../ports/ocr-engine.ts";
 import type { PasswordHasher } from "../../ports/password-hasher.ts";
+import type { PdfJoiner } from "../../ports/pdf-joiner.ts";
 import type { KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { RateLimiter } from "../../ports/rate-limiter.ts";
 import type { ReceiptLog } from "../../ports/receipt-log.ts";
@@ -37,6 +38,7 @@ export type AppServices =
   | ResultStore
   | TryOnEngine
   | OcrEngine
+  | PdfJoiner
   | UsageProjection
   | KeyProjection
   | PasswordHasher

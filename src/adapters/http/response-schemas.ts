@@ -122,6 +122,10 @@ export const OcrData = Schema.Struct({
   outputFormat: OcrOutputFormat,
   processingTime: Milliseconds,
   ...FormatFields,
+  resultUrl: Schema.optionalKey(
+    StoredResult.resultUrl.annotate({ description: "pdf only: the searchable PDF, one page per page read; signed, no key needed until expiresAt" }),
+  ),
+  expiresAt: Schema.optionalKey(DateTime.annotate({ description: "pdf only: when resultUrl stops working" })),
   pages: Schema.optionalKey(
     Schema.Array(OcrPage).annotate({
       description: "documents only (PDF, multi-page TIFF): each page's result, with the format's own field; every page is one transformation",

@@ -36,6 +36,18 @@ export const decodeUpright = (bytes: Uint8Array): Promise<DecodedImage> =>
     return { width: info.width, height: info.height, rgb: data };
   });
 
+/** Below and above these the resolution an image states is a default, not its scan's (72 dpi from a camera). */
+const believableDpi = { minimum: 100, maximum: 1200 };
+/** The scans' usual resolution, and the one PDF pages are drawn at for reading. */
+const assumedDpi = 300;
+
+/** The resolution the image was scanned at, for sizing it in print: what it states when believable, else 300 dpi. */
+export const printResolution = (bytes: Uint8Array): Promise<number> =>
+  guard(async () => {
+    const { density } = await sharp(bytes).metadata();
+    return density !== undefined && density >= believableDpi.minimum && density <= believableDpi.maximum ? density : assumedDpi;
+  });
+
 const fromRaw = (image: DecodedImage) => sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } });
 
 /** Tilt and line height of the upright image, measured on a grey copy at most 800 px wide. */

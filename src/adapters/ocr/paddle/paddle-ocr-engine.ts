@@ -4,7 +4,15 @@ import { fileURLToPath } from "node:url";
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
-import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, type OcrRequest, type OcrResult } from "../../../ports/ocr-engine.ts";
+import {
+  type OcrBlock,
+  OcrEngine,
+  type OcrEngineShape,
+  type OcrLanguage,
+  type OcrOutputFormat,
+  type OcrRequest,
+  type OcrResult,
+} from "../../../ports/ocr-engine.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
@@ -22,6 +30,9 @@ import { detectionSize } from "./text-detection.ts";
  * English; other languages fail with UnsupportedLanguage.
  */
 export const paddleLanguages: ReadonlyArray<OcrLanguage> = ["eng", "chi_sim"];
+/** No searchable PDF: nothing here renders one (POST /ocr answers 400 INVALID_REQUEST for "pdf" with this engine). */
+const paddleOutputFormats = ["text", "json", "hocr", "tsv"] as const satisfies ReadonlyArray<OcrOutputFormat>;
+type PaddleOutputFormat = (typeof paddleOutputFormats)[number];
 
 export interface PaddleOcrEngineOptions {
   /** Inference threads (jobs at once); default 1, each using `threadsPerWorker` cores. */
@@ -89,7 +100,7 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
     return { lines, blocks, confidence };
   };
 
-  const recognizeOnce = async (request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => {
+  const recognizeOnce = async (request: OcrRequest & { readonly outputFormat: PaddleOutputFormat }, signal: AbortSignal): Promise<OcrResult> => {
     const upright = await decodeUpright(request.image.bytes);
     const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
     const scaleFor = (lineHeight: number | undefined) =>
@@ -128,6 +139,7 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
   return queuedRecognizer({
     dependency: "paddleocr",
     languages: paddleLanguages,
+    outputFormats: paddleOutputFormats,
     workers: options.workers,
     maxQueued: options.maxQueued,
     deadlineMs: options.deadlineMs,

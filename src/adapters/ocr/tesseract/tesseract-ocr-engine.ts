@@ -1,11 +1,20 @@
 import os from "node:os";
 import { Effect, Layer } from "effect";
-import type { Page } from "tesseract.js";
+import type { Page, RecognizeOptions } from "tesseract.js";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
-import { type OcrBlock, OcrEngine, type OcrEngineShape, type OcrLanguage, ocrLanguages, type OcrRequest, type OcrResult } from "../../../ports/ocr-engine.ts";
+import {
+  type OcrBlock,
+  OcrEngine,
+  type OcrEngineShape,
+  type OcrLanguage,
+  ocrLanguages,
+  ocrOutputFormats,
+  type OcrRequest,
+  type OcrResult,
+} from "../../../ports/ocr-engine.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
-import { decodeUpright, measureTextLines, type PreparedImage, prepareImage } from "../ocr-image-preparation.ts";
+import { decodeUpright, measureTextLines, type PreparedImage, prepareImage, printResolution } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
@@ -118,10 +127,17 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       return { rotation: tilted ? -lines.skewDegrees : 0, scale: Number(scale.toFixed(2)) };
     };
 
-    // The layout (blocks) costs a walk over every symbol, so it is asked for only when the format shows it.
-    const output = { text: true, blocks: request.outputFormat !== "text" };
+    // The layout (blocks) costs a walk over every symbol, so it is asked for only when the format
+    // shows it. A searchable PDF is Tesseract's own renderer (its glyphless font, the text at each
+    // word's baseline, invisible), over the image it read; told the image's resolution, it sizes
+    // the page as printed (otherwise it takes 70 dpi).
+    const pdf = request.outputFormat === "pdf";
+    const output = { text: true, blocks: request.outputFormat !== "text" && !pdf, pdf };
+    const dpi = pdf ? await printResolution(request.image.bytes) : undefined;
     const read = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
-      const { data: page } = await pool.withWorker(model, signal, (worker) => worker.recognize(image.png, {}, output));
+      const options: Partial<RecognizeOptions> & { readonly user_defined_dpi?: string } =
+        dpi === undefined ? {} : { pdfTitle: "", user_defined_dpi: String(Math.round(dpi * image.scale)) };
+      const { data: page } = await pool.withWorker(model, signal, (worker) => worker.recognize(image.png, options, output));
       return { languages: model, image, page, empty: page.text.trim() === "" };
     };
     const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
@@ -183,12 +199,16 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
         return { ...base, outputFormat: "hocr", hocr: toHocr(blocks(), page) };
       case "tsv":
         return { ...base, outputFormat: "tsv", tsv: toTsv(blocks(), page) };
+      case "pdf":
+        if (reading.page.pdf === null) throw new Error("tesseract returned no PDF");
+        return { ...base, outputFormat: "pdf", pdf: Uint8Array.from(reading.page.pdf) };
     }
   };
 
   return queuedRecognizer({
     dependency: "tesseract",
     languages: languages,
+    outputFormats: ocrOutputFormats,
     workers: options.workers,
     maxQueued: options.maxQueued,
     deadlineMs: options.deadlineMs,
