@@ -71,7 +71,10 @@ const Layer = Schema.Union([TextLayer, ImageLayer, PhotoLayer, ShapeLayer]).anno
   message: "must be a text, image, photo or shape layer",
 });
 
-export const DesignSchema: Schema.Codec<Design, Design> = Schema.Struct({
+/** The fields of a design, for bodies that carry one beside fields of their own. */
+export const DesignFields = {
   canvas: Canvas,
   layers: Schema.Array(Layer).annotate({ description: `drawn in order, the first at the bottom; 1 to ${DESIGN_LIMITS.maxLayers}` }),
-}).annotate({ identifier: "Design" });
+};
+
+export const DesignSchema: Schema.Codec<Design, Design> = Schema.Struct(DesignFields).annotate({ identifier: "Design" });

@@ -33,8 +33,10 @@ export const DESIGN_LIMITS = {
 
 /** `#rrggbb` or `#rrggbbaa`. */
 export const COLOUR_PATTERN = /^#[0-9a-fA-F]{6}(?:[0-9a-fA-F]{2})?$/;
-/** A layer's or a template's name: what a call refers to it by. */
+/** A layer's name: what a call's text and images refer to it by. */
 export const DESIGN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** A template's name: the same, but never shaped like a template id (tpl_…), so a reference by either is one template. */
+export const TEMPLATE_NAME_PATTERN = /^(?!tpl_)[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export interface DesignBox {
   readonly x: number;
@@ -139,6 +141,12 @@ const textIssues = (layer: TextLayer, path: string): ReadonlyArray<DesignIssue> 
     issues.push({ path: `${path}.maxSize`, message: `minSize and maxSize must be whole numbers from ${minFontSize} to ${maxFontSize}` });
   } else if (layer.minSize > layer.maxSize) {
     issues.push({ path: `${path}.minSize`, message: "must not be larger than maxSize" });
+  }
+  if (layer.weight !== undefined && !(Number.isInteger(layer.weight) && layer.weight >= 100 && layer.weight <= 900)) {
+    issues.push({ path: `${path}.weight`, message: "must be a whole number from 100 to 900 (400 regular, 700 bold)" });
+  }
+  if (layer.lineHeight !== undefined && !(layer.lineHeight >= 0.8 && layer.lineHeight <= 3)) {
+    issues.push({ path: `${path}.lineHeight`, message: "must be from 0.8 to 3 (a multiple of the font size)" });
   }
   if (layer.text.length > maxTextLength) issues.push({ path: `${path}.text`, message: `${layer.text.length} characters; the limit is ${maxTextLength}` });
   return issues;

@@ -247,20 +247,19 @@ describe("EngineCapacity", () => {
 describe("boundedImageEngineLayer", () => {
   it("decorates the engine below it", async () => {
     let calls = 0;
-    const slowEngine = Layer.succeed(ImageEngine)({
-      render: () =>
-        Effect.sleep(100).pipe(
-          Effect.tap(() => Effect.sync(() => (calls += 1))),
-          Effect.as({
-            bytes: new Uint8Array(1),
-            format: "jpeg" as const,
-            contentType: "image/jpeg",
-            width: 1,
-            height: 1,
-            placeholder: { blurhash: "00000", thumbhash: "" },
-          }),
-        ),
-    });
+    const slowRender = () =>
+      Effect.sleep(100).pipe(
+        Effect.tap(() => Effect.sync(() => (calls += 1))),
+        Effect.as({
+          bytes: new Uint8Array(1),
+          format: "jpeg" as const,
+          contentType: "image/jpeg",
+          width: 1,
+          height: 1,
+          placeholder: { blurhash: "00000", thumbhash: "" },
+        }),
+      );
+    const slowEngine = Layer.succeed(ImageEngine)({ render: slowRender, renderDesign: slowRender });
     const image = { bytes: new Uint8Array(1), format: "jpeg" as const, width: 1, height: 1 };
     const template = TEMPLATES[0];
     if (!template) throw new Error("empty catalog");

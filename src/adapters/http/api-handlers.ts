@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect";
+import { listAccountTemplates } from "../../application/account-templates.ts";
 import { auditAccount } from "../../application/audit.ts";
 import { parseAuditRange } from "../../application/audit-range.ts";
 import { NotFound } from "../../application/errors.ts";
@@ -14,6 +15,7 @@ import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import { ResultStore } from "../../ports/result-store.ts";
 import type { ResultUrlSigner } from "../results/signed-result-url.ts";
+import { accountTemplateHandlers } from "./account-template-handlers.ts";
 import type { ImageTransformationApi } from "./api-definition.ts";
 import type { AppServices } from "./app-services.ts";
 import { InvalidSignature } from "./http-errors.ts";
@@ -54,17 +56,28 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
         withReceipt(done, ({ requestId, value, processingTimeMs }) => ({ requestId, ...ocrResponseData(value, processingTimeMs) })),
       ),
     virtualTryOn: ({ principal, payload }) => Effect.flatMap(virtualTryOn(principal, payload), (done) => withReceipt(done, storedResultData)),
-    listTemplates: () =>
-      Effect.succeed({
-        templates: TEMPLATES.map((t) => ({
-          template: t.template,
-          templateType: t.templateType,
-          description: t.description,
-          output: t.output,
-          plans: t.plans,
-          crop: templateCrop(t),
-        })),
-      }),
+    listTemplates: ({ principal }) =>
+      Effect.map(listAccountTemplates(principal), (own) => ({
+        templates: [
+          ...TEMPLATES.map((t) => ({
+            template: t.template,
+            templateType: t.templateType,
+            description: t.description,
+            output: t.output,
+            plans: t.plans,
+            crop: templateCrop(t),
+          })),
+          ...own.map(({ templateId, name, version, updatedAt, design: { canvas } }) => ({
+            own: true as const,
+            id: templateId,
+            template: name,
+            templateType: "custom" as const,
+            version,
+            updatedAt,
+            output: { width: canvas.width, height: canvas.height, format: canvas.format },
+          })),
+        ],
+      })),
     listOcrLanguages: () => Effect.map(supportedOcrLanguages, (languages) => ({ languages })),
     getProfile: ({ principal }) => getProfile(principal),
     getResult: ({ params, querystring }) =>
@@ -79,6 +92,7 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
         return { bytes, contentType, headers: { "Cache-Control": `private, max-age=${maxAge}` } };
       }),
     ...receiptHandlers,
+    ...accountTemplateHandlers,
     auditAccount: ({ params, query }) => Effect.flatMap(parseAuditRange(query.from, query.to), (range) => auditAccount(params.accountId, range)),
   };
 };

@@ -11,6 +11,10 @@ export const boundedImageEngineLayer = (options: EngineCapacityOptions = {}) =>
     Effect.gen(function* () {
       const engine = yield* ImageEngine;
       const capacity = makeEngineCapacity(options);
-      return { render: (image, template, options) => capacity.run(engine.render(image, template, options)) };
+      return {
+        render: (image, template, options) => capacity.run(engine.render(image, template, options)),
+        // An account's design waits in the same queue as the catalog's templates: one engine, one capacity.
+        renderDesign: (design, inputs) => capacity.run(engine.renderDesign(design, inputs)),
+      };
     }),
   );

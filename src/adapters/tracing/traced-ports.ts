@@ -32,6 +32,8 @@ export const tracedImageEngine =
       engine
         .render(image, template, options)
         .pipe(childSpan(tracer, "engine.image.render", { "its.template": template.template, "its.template_type": template.templateType })),
+    renderDesign: (design, inputs) =>
+      engine.renderDesign(design, inputs).pipe(childSpan(tracer, "engine.image.render", { "its.template_type": "custom", "its.layers": design.layers.length })),
   });
 
 export const tracedOcrEngine =

@@ -1,0 +1,25 @@
+import type { Sharp } from "sharp";
+import type { OutputFormat, TemplateOutput } from "../../domain/template-catalog.ts";
+
+export const CONTENT_TYPE: Readonly<Record<OutputFormat, string>> = {
+  jpeg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  avif: "image/avif",
+};
+
+/** The encoder of a result, catalog template or account design alike. */
+export const encoder = (image: Sharp, output: Pick<TemplateOutput, "format" | "quality">): Sharp => {
+  switch (output.format) {
+    case "jpeg":
+      // JPEG has no transparency: transparent areas (padding, cut-outs) become white, not black.
+      return image.flatten({ background: "#ffffff" }).jpeg({ quality: output.quality });
+    case "png":
+      return image.png({ compressionLevel: 6 });
+    case "webp":
+      return image.webp({ quality: output.quality, alphaQuality: 100 });
+    case "avif":
+      // effort 2 of 9: AVIF at the default effort costs seconds per megapixel on two cores.
+      return image.avif({ quality: output.quality, effort: 2 });
+  }
+};
