@@ -77,7 +77,11 @@ export interface paths {
          */
         get: operations["listTemplates"];
         put?: never;
-        post?: never;
+        /**
+         * Make a template of your own: a canvas with photo, text, image and shape layers
+         * @description Templates per account: free 3, pro 50, enterprise unlimited (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. POST /generate with templateType custom and template set to its name or id draws it.
+         */
+        post: operations["createTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,6 +103,34 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your templates
+         * @description By id or name; another account's template is not found (404).
+         */
+        get: operations["getTemplate"];
+        /**
+         * Replace one of your templates with a new version
+         * @description The whole body, checked as on POST; results already made keep the version they were made with.
+         */
+        put: operations["reviseTemplate"];
+        post?: never;
+        /**
+         * Delete one of your templates
+         * @description Frees its place under the plan's limit; results already made stay until they expire.
+         */
+        delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -678,92 +710,51 @@ export interface components {
                 };
             };
         };
-        /** @description auto plus each language code with its name */
-        OcrLanguagesReply: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                languages: {
-                    /** @enum {string} */
-                    code: "auto" | "afr" | "amh" | "ara" | "asm" | "aze" | "bel" | "ben" | "bod" | "bos" | "bul" | "cat" | "ceb" | "ces" | "chi_sim" | "chi_tra" | "cym" | "dan" | "deu" | "ell" | "eng" | "epo" | "est" | "eus" | "fas" | "fin" | "fra" | "gle" | "glg" | "guj" | "heb" | "hin" | "hrv" | "hun" | "hye" | "ind" | "isl" | "ita" | "jpn" | "kan" | "kat" | "kaz" | "kir" | "kor" | "lao" | "lat" | "lav" | "lit" | "mal" | "mar" | "mkd" | "mlt" | "mon" | "msa" | "mya" | "nep" | "nld" | "nor" | "ori" | "pan" | "pol" | "por" | "pus" | "ron" | "san" | "sin" | "slk" | "slv" | "spa" | "sqi" | "srp" | "swa" | "swe" | "tam" | "tel" | "tgk" | "tgl" | "tha" | "tur" | "uig" | "ukr" | "urd" | "uzb" | "vie" | "yid";
-                    name: string;
-                    script: string;
-                }[];
-            };
-        };
-        /** @description Every template with its type, output and plans */
-        TemplatesReply: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                templates: {
-                    template: components["schemas"]["TemplateName"];
-                    templateType: components["schemas"]["TemplateType"];
-                    description: string;
-                    output: {
-                        width?: number;
-                        height?: number;
-                        /** @enum {string} */
-                        fit?: "cover" | "contain" | "inside";
-                        /** @enum {string} */
-                        format: "jpeg" | "png" | "webp" | "avif";
-                        quality: number;
-                    };
-                    plans: ("free" | "pro" | "enterprise")[];
-                    /** @description null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate */
-                    crop: {
-                        /**
-                         * @description the focus its crop takes when the request names none
-                         * @enum {string}
-                         */
-                        focus: "auto" | "attention" | "centre";
-                    } | null;
-                    /** @description true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png */
-                    negotiatesFormat: boolean;
-                }[];
-            };
-        };
-        /**
-         * @description a template's type, e.g. social
-         * @enum {string}
-         */
-        TemplateType: "social" | "avatar" | "filter" | "enhance" | "frame" | "thumbnail" | "format" | "background";
-        /**
-         * @description a template of GET /templates, e.g. instagram-square
-         * @enum {string}
-         */
-        TemplateName: "instagram-square" | "instagram-portrait" | "instagram-story" | "facebook-post" | "facebook-cover" | "twitter-post" | "twitter-header" | "linkedin-banner" | "youtube-thumbnail" | "pinterest-pin" | "square" | "square-large" | "circle" | "circle-webp" | "rounded" | "grayscale" | "sepia" | "vintage" | "noir" | "vivid" | "warm" | "cool" | "fade" | "invert" | "auto-level" | "local-contrast" | "sharpen" | "denoise" | "brighten" | "polaroid" | "rounded-corners" | "drop-shadow" | "border-white" | "border-black" | "gallery-mat" | "small" | "medium" | "large" | "preview-avif" | "webp" | "avif" | "jpeg" | "png" | "remove" | "remove-webp" | "white" | "blur" | "white-square";
-        /** @description IDEMPOTENCY_RESPONSE_GONE */
-        IdempotencyResponseGoneError: {
+        /** @description HTTPS_REQUIRED */
+        HttpsRequiredError: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "IDEMPOTENCY_RESPONSE_GONE";
+                code: "HTTPS_REQUIRED";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description IDEMPOTENCY_KEY_IN_USE */
-        IdempotencyKeyInUseError: {
+        /** @description The template deleted */
+        DeletedAccountTemplateReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                name: string;
+                /** @description the version deleted */
+                version: number;
+                /** @enum {boolean} */
+                deleted: true;
+            };
+        };
+        /** @description tpl_… as created, or the template's name */
+        AccountTemplateId: string;
+        /** @description or the refusing rule's own code */
+        ReviseTemplateConflictError: {
             /** @enum {boolean} */
             success: false;
             error: {
-                /** @enum {string} */
-                code: "IDEMPOTENCY_KEY_IN_USE";
+                code: string;
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or UNSUPPORTED_GARMENT */
-        TryOnUnprocessableEntityError: {
+        /** @description INVALID_IMAGE */
+        InvalidImageError: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE" | "MULTIPLE_PEOPLE" | "NO_GARMENT_DETECTED" | "NO_PERSON_DETECTED" | "UNSUPPORTED_GARMENT";
+                code: "INVALID_IMAGE";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -788,6 +779,299 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "UNSUPPORTED_MEDIA_TYPE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description The template at its new version */
+        RevisedAccountTemplateReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description tpl_… */
+                id: string;
+                name: string;
+                /** @description 1 when created, one more on each PUT; a result keeps the version it was made with */
+                version: number;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                canvas: components["schemas"]["DesignCanvas"];
+                /** @description drawn in order, the first at the bottom; 1 to 24 */
+                layers: components["schemas"]["DesignLayer"][];
+            };
+        };
+        DesignLayer: components["schemas"]["TextLayer"] | components["schemas"]["ImageLayer"] | components["schemas"]["PhotoLayer"] | components["schemas"]["ShapeLayer"];
+        /** @description a filled rectangle */
+        ShapeLayer: {
+            /** @enum {string} */
+            type: "shape";
+            name?: components["schemas"]["LayerName"];
+            box: components["schemas"]["DesignBox"];
+            fill: components["schemas"]["DesignColour"];
+        };
+        /**
+         * @description #rrggbb or #rrggbbaa
+         * @example #0b1f3a
+         */
+        DesignColour: string;
+        /** @description in canvas pixels; must lie inside the canvas */
+        DesignBox: {
+            /** @description pixels, a whole number */
+            x: number;
+            /** @description pixels, a whole number */
+            y: number;
+            /** @description pixels, a whole number */
+            width: number;
+            /** @description pixels, a whole number */
+            height: number;
+        };
+        /** @description a-z, 0-9, - and _; what a call's text or images refer to */
+        LayerName: string;
+        /** @description filled from the call's image; cover crops around faces (the focus rule of /generate) */
+        PhotoLayer: {
+            /** @enum {string} */
+            type: "photo";
+            name?: components["schemas"]["LayerName"];
+            box: components["schemas"]["DesignBox"];
+            /** @enum {string} */
+            fit: "cover" | "contain";
+        };
+        ImageLayer: {
+            /** @enum {string} */
+            type: "image";
+            name: components["schemas"]["LayerName"];
+            box: components["schemas"]["DesignBox"];
+            /** @description base64 of a PNG, JPEG or WebP (no SVG), fitted inside the box; a call's images.<name> replaces it */
+            image: string;
+        };
+        /** @description wrapped at word boundaries, shrunk from maxSize to minSize (6 to 400) until it fits its box, then cut with an ellipsis */
+        TextLayer: {
+            /** @enum {string} */
+            type: "text";
+            name: components["schemas"]["LayerName"];
+            box: components["schemas"]["DesignBox"];
+            /** @enum {string} */
+            font: "DejaVu Sans" | "DejaVu Serif" | "DejaVu Sans Mono" | "Noto Sans" | "Noto Serif";
+            /** @description 400 regular, 700 bold */
+            weight?: number;
+            color: components["schemas"]["DesignColour"];
+            /** @description pixels, a whole number */
+            maxSize: number;
+            /** @description pixels, a whole number */
+            minSize: number;
+            /** @enum {string} */
+            align?: "left" | "center" | "right";
+            /** @description a multiple of the font size; default 1.2 */
+            lineHeight?: number;
+            /** @description 500 characters at most; a call's text.<name> replaces it */
+            text: string;
+        };
+        /** @description 16 to 4096 pixels a side, 8400000 pixels at most */
+        DesignCanvas: {
+            /** @description pixels, a whole number */
+            width: number;
+            /** @description pixels, a whole number */
+            height: number;
+            background: components["schemas"]["DesignColour"];
+            /** @enum {string} */
+            format: "png" | "jpeg" | "webp";
+        };
+        /** @description a canvas and its layers, drawn bottom first; at most 24 layers, one photo layer, 500 characters of text a layer */
+        AccountTemplateRequest: {
+            name: components["schemas"]["AccountTemplateName"];
+            canvas: components["schemas"]["DesignCanvas"];
+            /** @description drawn in order, the first at the bottom; 1 to 24 */
+            layers: components["schemas"]["DesignLayer"][];
+        };
+        /**
+         * @description 1 to 64 of a-z, 0-9, - and _, unique in the account; /generate takes it as template with templateType custom
+         * @example launch-card
+         */
+        AccountTemplateName: string;
+        /** @description The template at its newest version */
+        AccountTemplateReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description tpl_… */
+                id: string;
+                name: string;
+                /** @description 1 when created, one more on each PUT; a result keeps the version it was made with */
+                version: number;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                canvas: components["schemas"]["DesignCanvas"];
+                /** @description drawn in order, the first at the bottom; 1 to 24 */
+                layers: components["schemas"]["DesignLayer"][];
+            };
+        };
+        /** @description IDEMPOTENCY_RESPONSE_GONE */
+        IdempotencyResponseGoneError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_RESPONSE_GONE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description IDEMPOTENCY_KEY_IN_USE or the refusing rule's own code */
+        CreateTemplateConflictError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                code: string;
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
+        CreateTemplateUnprocessableEntityError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description HTTPS_REQUIRED or TEMPLATE_LIMIT_REACHED */
+        CreateTemplateForbiddenError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "HTTPS_REQUIRED" | "TEMPLATE_LIMIT_REACHED";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description The template as kept, at version 1 */
+        CreatedAccountTemplateReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description tpl_… */
+                id: string;
+                name: string;
+                /** @description 1 when created, one more on each PUT; a result keeps the version it was made with */
+                version: number;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                canvas: components["schemas"]["DesignCanvas"];
+                /** @description drawn in order, the first at the bottom; 1 to 24 */
+                layers: components["schemas"]["DesignLayer"][];
+            };
+        };
+        /** @description Makes the POST safe to retry: within 24 hours, a repeat with the same key and body gets the first response again (same requestId and resultUrl) and is charged once; the same key with another body gets 422 IDEMPOTENCY_KEY_REUSED; while the first is running, a repeat waits for it or gets 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; if the first response is no longer available, 410 IDEMPOTENCY_RESPONSE_GONE (never a second run). After 24 hours the key is free again: a repeat is a new request. Keys are scoped to the account. */
+        IdempotencyKey: string;
+        /** @description auto plus each language code with its name */
+        OcrLanguagesReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                languages: {
+                    /** @enum {string} */
+                    code: "auto" | "afr" | "amh" | "ara" | "asm" | "aze" | "bel" | "ben" | "bod" | "bos" | "bul" | "cat" | "ceb" | "ces" | "chi_sim" | "chi_tra" | "cym" | "dan" | "deu" | "ell" | "eng" | "epo" | "est" | "eus" | "fas" | "fin" | "fra" | "gle" | "glg" | "guj" | "heb" | "hin" | "hrv" | "hun" | "hye" | "ind" | "isl" | "ita" | "jpn" | "kan" | "kat" | "kaz" | "kir" | "kor" | "lao" | "lat" | "lav" | "lit" | "mal" | "mar" | "mkd" | "mlt" | "mon" | "msa" | "mya" | "nep" | "nld" | "nor" | "ori" | "pan" | "pol" | "por" | "pus" | "ron" | "san" | "sin" | "slk" | "slv" | "spa" | "sqi" | "srp" | "swa" | "swe" | "tam" | "tel" | "tgk" | "tgl" | "tha" | "tur" | "uig" | "ukr" | "urd" | "uzb" | "vie" | "yid";
+                    name: string;
+                    script: string;
+                }[];
+            };
+        };
+        /** @description Every template with its type, output and plans */
+        TemplatesReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description the catalog's templates, then the account's own (own: true) */
+                templates: (components["schemas"]["CatalogTemplate"] | components["schemas"]["OwnTemplate"])[];
+            };
+        };
+        OwnTemplate: {
+            /** @enum {boolean} */
+            own: true;
+            id: string;
+            /** @description its name */
+            template: string;
+            /** @enum {string} */
+            templateType: "custom";
+            version: number;
+            /** Format: date-time */
+            updatedAt: string;
+            output: {
+                width: number;
+                height: number;
+                /** @enum {string} */
+                format: "jpeg" | "png" | "webp";
+            };
+        };
+        CatalogTemplate: {
+            template: components["schemas"]["TemplateName"];
+            templateType: components["schemas"]["TemplateType"];
+            description: string;
+            output: {
+                width?: number;
+                height?: number;
+                /** @enum {string} */
+                fit?: "cover" | "contain" | "inside";
+                /** @enum {string} */
+                format: "jpeg" | "png" | "webp" | "avif";
+                quality: number;
+            };
+            plans: ("free" | "pro" | "enterprise")[];
+            /** @description null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate */
+            crop: {
+                /**
+                 * @description the focus its crop takes when the request names none
+                 * @enum {string}
+                 */
+                focus: "auto" | "attention" | "centre";
+            } | null;
+            /** @description true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png */
+            negotiatesFormat: boolean;
+        };
+        /**
+         * @description a template's type, e.g. social
+         * @enum {string}
+         */
+        TemplateType: "social" | "avatar" | "filter" | "enhance" | "frame" | "thumbnail" | "format" | "background";
+        /**
+         * @description a template of GET /templates, e.g. instagram-square
+         * @enum {string}
+         */
+        TemplateName: "instagram-square" | "instagram-portrait" | "instagram-story" | "facebook-post" | "facebook-cover" | "twitter-post" | "twitter-header" | "linkedin-banner" | "youtube-thumbnail" | "pinterest-pin" | "square" | "square-large" | "circle" | "circle-webp" | "rounded" | "grayscale" | "sepia" | "vintage" | "noir" | "vivid" | "warm" | "cool" | "fade" | "invert" | "auto-level" | "local-contrast" | "sharpen" | "denoise" | "brighten" | "polaroid" | "rounded-corners" | "drop-shadow" | "border-white" | "border-black" | "gallery-mat" | "small" | "medium" | "large" | "preview-avif" | "webp" | "avif" | "jpeg" | "png" | "remove" | "remove-webp" | "white" | "blur" | "white-square";
+        /** @description IDEMPOTENCY_KEY_IN_USE */
+        IdempotencyKeyInUseError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_KEY_IN_USE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or UNSUPPORTED_GARMENT */
+        TryOnUnprocessableEntityError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE" | "MULTIPLE_PEOPLE" | "NO_GARMENT_DETECTED" | "NO_PERSON_DETECTED" | "UNSUPPORTED_GARMENT";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -881,8 +1165,6 @@ export interface components {
          * @enum {string}
          */
         PoseStyle: "original" | "mirrored";
-        /** @description Makes the POST safe to retry: within 24 hours, a repeat with the same key and body gets the first response again (same requestId and resultUrl) and is charged once; the same key with another body gets 422 IDEMPOTENCY_KEY_REUSED; while the first is running, a repeat waits for it or gets 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; if the first response is no longer available, 410 IDEMPOTENCY_RESPONSE_GONE (never a second run). After 24 hours the key is free again: a repeat is a new request. Keys are scoped to the account. */
-        IdempotencyKey: string;
         /** @description clothingImage: a product shot on a plain or transparent background */
         VirtualTryOnRequest: {
             personImage: components["schemas"]["ImageData"];
@@ -899,18 +1181,6 @@ export interface components {
         };
         /** @description base64, or a data URL (data:image/…;base64,…) */
         ImageData: string;
-        /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
-        TransformationUnprocessableEntityError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         /** @description The text, with the format's own field; an image with no text gives text "" */
         RecognizeTextReply: {
             /** @enum {boolean} */
@@ -1055,8 +1325,13 @@ export interface components {
                 expiresAt: string;
                 /** @description the signed receipt of this charge; null only when the log could not be read in time: GET /receipts/{requestId} gives it */
                 receipt: components["schemas"]["Receipt"] | null;
-                template: components["schemas"]["TemplateName"];
-                templateType: components["schemas"]["TemplateType"];
+                /** @description the catalog template's name, or your template's name */
+                template: string;
+                templateType: components["schemas"]["GenerateTemplateType"];
+                /** @description custom templates: the template's id */
+                templateId?: string;
+                /** @description custom templates: the version drawn */
+                templateVersion?: number;
                 /** @enum {string} */
                 format: "jpeg" | "png" | "webp" | "avif";
                 width: number;
@@ -1096,11 +1371,27 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description a catalog template's type (GET /templates), or custom for one of your own templates (POST /templates)
+         * @enum {string}
+         */
+        GenerateTemplateType: "social" | "avatar" | "filter" | "enhance" | "frame" | "thumbnail" | "format" | "background" | "custom";
+        /** @description image is required for a catalog template and for a custom template with a photo layer */
         GenerateImageRequest: {
-            image: components["schemas"]["ImageData"];
-            template: components["schemas"]["TemplateName"];
-            templateType: components["schemas"]["TemplateType"];
+            image?: components["schemas"]["ImageData"];
+            template: components["schemas"]["GenerateTemplate"];
+            templateType: components["schemas"]["GenerateTemplateType"];
             focus?: components["schemas"]["Focus"];
+            text?: components["schemas"]["TemplateText"];
+            images?: components["schemas"]["TemplateImages"];
+        };
+        /** @description custom templates: an image layer's picture, by its name */
+        TemplateImages: {
+            [key: string]: components["schemas"]["ImageData"];
+        };
+        /** @description custom templates: a text layer's content, by its name */
+        TemplateText: {
+            [key: string]: string;
         };
         /**
          * @description where a template that crops to fill takes its window (other templates ignore it). auto: every face when they fit, else the largest (with the others that fit beside it), with headroom; no face: the most salient region. face: faces, else the centre. attention: the most salient region (no face detection). centre: the centre. A focal point: the window holds it, centred on it as far as the image allows
@@ -1121,6 +1412,8 @@ export interface components {
         };
         /** @enum {string} */
         FocusName: "auto" | "face" | "attention" | "centre";
+        /** @description a catalog template's name (e.g. instagram-square), or with templateType custom your template's name or id */
+        GenerateTemplate: string;
     };
     responses: never;
     parameters: never;
@@ -1307,7 +1600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransformationUnprocessableEntityError"];
+                    "application/json": components["schemas"]["CreateTemplateUnprocessableEntityError"];
                 };
             };
             /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
@@ -1555,7 +1848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransformationUnprocessableEntityError"];
+                    "application/json": components["schemas"]["CreateTemplateUnprocessableEntityError"];
                 };
             };
             /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
@@ -1980,6 +2273,254 @@ export interface operations {
             };
         };
     };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: components["schemas"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template as kept, at version 1 */
+            201: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedAccountTemplateReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED or TEMPLATE_LIMIT_REACHED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTemplateForbiddenError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE or the refusing rule's own code */
+            409: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After"?: components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTemplateConflictError"];
+                };
+            };
+            /** @description IDEMPOTENCY_RESPONSE_GONE */
+            410: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyResponseGoneError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
+            422: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTemplateUnprocessableEntityError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+            /** @description PROCESSING_TIMEOUT */
+            504: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingTimeoutError"];
+                };
+            };
+        };
+    };
     listOcrLanguages: {
         parameters: {
             query?: never;
@@ -2017,6 +2558,510 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["AccountTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template at its newest version */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountTemplateReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    reviseTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["AccountTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisedAccountTemplateReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpsRequiredError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description or the refusing rule's own code */
+            409: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviseTemplateConflictError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description INVALID_IMAGE */
+            422: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidImageError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+            /** @description PROCESSING_TIMEOUT */
+            504: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingTimeoutError"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["AccountTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedAccountTemplateReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpsRequiredError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */

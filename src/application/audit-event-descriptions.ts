@@ -1,4 +1,5 @@
 import type { AccountEvent } from "../domain/account.ts";
+import type { AccountTemplateEvent } from "../domain/account-template.ts";
 import type { HolderAccessEvent } from "../domain/holder-access.ts";
 import type { QuotaEvent } from "../domain/quota-ledger.ts";
 import type { AuditEntry } from "./audit-report.ts";
@@ -32,6 +33,18 @@ export const describeHolderEvent = (event: HolderAccessEvent): string => {
       return `console session ${event.data.sessionId} started (signed in)`;
     case "ConsoleSessionEnded":
       return `console session ${event.data.sessionId} ended (${event.data.reason})`;
+  }
+};
+
+/** The account's own templates (stream templates-<account>). */
+export const describeTemplateEvent = (event: AccountTemplateEvent): string => {
+  switch (event.type) {
+    case "TemplateCreated":
+      return `template ${JSON.stringify(event.data.name)} (${event.data.templateId}) created`;
+    case "TemplateRevised":
+      return `template ${JSON.stringify(event.data.name)} (${event.data.templateId}) revised to version ${event.data.version}`;
+    case "TemplateDeleted":
+      return `template ${JSON.stringify(event.data.name)} (${event.data.templateId}) deleted at version ${event.data.version}`;
   }
 };
 

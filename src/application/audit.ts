@@ -1,5 +1,6 @@
 import { Effect } from "effect";
 import { type AccountEvent, accountStream } from "../domain/account.ts";
+import { accountTemplatesStream } from "../domain/account-template.ts";
 import { echo } from "../domain/echo.ts";
 import { holderStream } from "../domain/holder-access.ts";
 import { quotaStream } from "../domain/quota-ledger.ts";
@@ -8,13 +9,14 @@ import { Clock } from "../ports/clock.ts";
 import { EventStore, type RecordedEvent } from "../ports/event-store.ts";
 import { KeyProjection, UsageProjection } from "../ports/projections.ts";
 import { actorOf } from "./actor.ts";
-import { describeAccountEvent, describeHolderEvent, describeQuotaEvent } from "./audit-event-descriptions.ts";
+import { describeAccountEvent, describeHolderEvent, describeQuotaEvent, describeTemplateEvent } from "./audit-event-descriptions.ts";
 import { replayKeys } from "./audit-key-replay.ts";
 import { type AuditRange, periodsBetween } from "./audit-range.ts";
 import type { AuditEntry, AuditReport } from "./audit-report.ts";
 import { type Read, verifyReplay } from "./audit-verification.ts";
 import { NotFound } from "./errors.ts";
 import { accountEventCodec } from "./events/account-events.ts";
+import { accountTemplateEventCodec } from "./events/account-template-events.ts";
 import { decodeEvent, type EventCodec } from "./events/event-codec.ts";
 import { holderAccessEventCodec } from "./events/holder-access-events.ts";
 import { quotaEventCodec } from "./events/quota-events.ts";
@@ -68,6 +70,7 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
       ),
     );
     const holderEvents = yield* decodeAll(holderAccessEventCodec, yield* store.readStream(holderStream(accountId)));
+    const templateEvents = yield* decodeAll(accountTemplateEventCodec, yield* store.readStream(accountTemplatesStream(accountId)));
 
     const inRange = ({ recorded }: Read<unknown>) => {
       const at = new Date(atOf(recorded));
@@ -81,6 +84,7 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
         return entryOf(recorded, what, keyId);
       }),
       ...holderEvents.filter(inRange).map(({ recorded, event }) => entryOf(recorded, describeHolderEvent(event), null)),
+      ...templateEvents.filter(inRange).map(({ recorded, event }) => entryOf(recorded, describeTemplateEvent(event), null)),
     ];
     const totalLines = new Map<string, UsageLine>();
     const totals = { ...ZERO_USAGE } as { -readonly [K in keyof UsageCounts]: number };

@@ -39,3 +39,6 @@ export class IdempotencyKeyInUse extends Data.TaggedError("IdempotencyKeyInUse")
 
 /** The first request with this Idempotency-Key completed, but its kept response is gone (lost or altered) before the key expired. */
 export class IdempotentResponseGone extends Data.TaggedError("IdempotentResponseGone")<Record<never, never>> {}
+
+/** The plan's number of templates of the account's own is reached (PLANS[plan].accountTemplates). */
+export class TemplateLimitReached extends Data.TaggedError("TemplateLimitReached")<{ readonly plan: string; readonly limit: number }> {}

@@ -1,63 +1,52 @@
 import { Effect } from "effect";
-import type { AppliedFocus, Box, Focus } from "../domain/crop-window.ts";
+import type { Focus } from "../domain/crop-window.ts";
 import { echo } from "../domain/echo.ts";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
-import type { Placeholder, RenderedImage } from "../ports/image.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
+import { type AccountTemplateCall, accountTemplateWork } from "./account-template-work.ts";
 import type { Principal } from "./authenticate.ts";
 import { InsufficientPermissions, InvalidRequest } from "./errors.ts";
+import type { GeneratedResult } from "./generated-result.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { entitle, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
 import { storeResult } from "./store-result.ts";
 
-export interface GenerateInput {
-  readonly image: string;
-  readonly template: string;
-  readonly templateType: string;
-  readonly focus?: Focus;
-}
+/** The templateType that names one of the calling account's own templates (by name or id). */
+export const CUSTOM_TEMPLATE_TYPE = "custom";
 
-export interface GeneratedResult {
-  readonly resultId: string;
-  readonly expiresAt: Date;
-  readonly template: string;
+/** A catalog template's call (image required), or an account template's (AccountTemplateCall). */
+export interface GenerateInput extends AccountTemplateCall {
   readonly templateType: string;
-  readonly format: RenderedImage["format"];
-  readonly width: number;
-  readonly height: number;
-  readonly bytes: number;
-  /** The window a crop to fill took (upload pixels), or null when the template does not crop. */
-  readonly crop: (Box & { readonly by: AppliedFocus }) | null;
-  readonly faces: ReadonlyArray<{ readonly box: Box; readonly score: number }>;
-  readonly placeholder: Placeholder;
 }
 
 /** How the audit trail records the focus asked for. */
 const focusParameter = (focus: Focus | undefined): Readonly<Record<string, string>> =>
   focus === undefined ? {} : { focus: typeof focus === "string" ? focus : `${focus.x},${focus.y}` };
 
-/** POST /generate: apply a catalog template to the client's image and store the result. */
-export const generate = (principal: Principal, input: GenerateInput) =>
+/** A catalog template's work: its recipe applied to the client's image. */
+const catalogWork = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
     const lookup = findTemplate(input.templateType, input.template, TEMPLATES);
     if (!lookup.found) {
-      const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}.`;
+      const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}${lookup.field === "templateType" ? `, or ${CUSTOM_TEMPLATE_TYPE} for your own templates` : ""}.`;
       return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
     }
     const template = lookup.template;
+    if (input.image === undefined) return yield* new InvalidRequest({ message: "image is required.", details: [{ path: "image", message: "is required" }] });
+    const image = input.image;
     const entitled = yield* entitle(principal, "generate");
     if (!template.plans.includes(principal.account.plan)) {
       return yield* new InsufficientPermissions({
         message: `The ${principal.account.plan} plan does not include the ${template.templateType}/${template.template} template.`,
       });
     }
-    const settings = yield* ServiceSettings;
     const process = Effect.gen(function* () {
-      const bytes = yield* decodeImagePayload("image", input.image, settings.maxImageBytes);
-      const image = yield* (yield* ImageInspector).inspect(bytes);
-      const rendered = yield* (yield* ImageEngine).render(image, template, input.focus === undefined ? {} : { focus: input.focus });
+      const settings = yield* ServiceSettings;
+      const bytes = yield* decodeImagePayload("image", image, settings.maxImageBytes);
+      const inspected = yield* (yield* ImageInspector).inspect(bytes);
+      const rendered = yield* (yield* ImageEngine).render(inspected, template, input.focus === undefined ? {} : { focus: input.focus });
       const { resultId, expiresAt, output } = yield* storeResult(rendered);
       const value: GeneratedResult = {
         resultId,
@@ -72,7 +61,32 @@ export const generate = (principal: Principal, input: GenerateInput) =>
         placeholder: rendered.placeholder,
         faces: (rendered.framing?.faces ?? []).map(({ box, score }) => ({ box, score })),
       };
-      return { value, output: { ...output, inputFormat: image.format } };
+      return { value, output: { ...output, inputFormat: inspected.format } };
     });
-    return yield* runTransformation(entitled, { template: template.template, templateType: template.templateType, ...focusParameter(input.focus) }, process);
+    return { entitled, parameters: { template: template.template, templateType: template.templateType }, process };
+  });
+
+/** An account template's work: its design drawn with the call's image, text and images. */
+const customWork = (principal: Principal, input: GenerateInput) =>
+  Effect.gen(function* () {
+    const { template, process } = yield* accountTemplateWork(principal, input);
+    const entitled = yield* entitle(principal, "generate");
+    const parameters = {
+      template: template.name,
+      templateType: CUSTOM_TEMPLATE_TYPE,
+      templateId: template.templateId,
+      templateVersion: String(template.version),
+    };
+    return { entitled, parameters, process };
+  });
+
+/**
+ * POST /generate: a catalog template applied to the client's image, or one of the account's own
+ * templates drawn; either way one metered transformation (reserve, run, commit or release) and
+ * one stored result.
+ */
+export const generate = (principal: Principal, input: GenerateInput) =>
+  Effect.gen(function* () {
+    const { entitled, parameters, process } = yield* input.templateType === CUSTOM_TEMPLATE_TYPE ? customWork(principal, input) : catalogWork(principal, input);
+    return yield* runTransformation(entitled, { ...parameters, ...focusParameter(input.focus) }, process);
   });

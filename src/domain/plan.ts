@@ -18,18 +18,21 @@ export interface Plan {
   /** Transformations per calendar month (UTC); null means unlimited. */
   readonly monthlyTransformations: number | null;
   readonly rate: RatePolicy;
+  /** Templates of the account's own it may keep at once; null means unlimited. */
+  readonly accountTemplates: number | null;
 }
 
 const STANDARD_RATE: RatePolicy = { burst: 15, perMinute: 10 };
 
 export const PLANS: Readonly<Record<PlanId, Plan>> = {
-  free: { id: "free", features: ["generate", "ocr"], monthlyTransformations: 50, rate: STANDARD_RATE },
-  pro: { id: "pro", features: ["generate", "ocr", "virtual-tryon"], monthlyTransformations: 500, rate: STANDARD_RATE },
+  free: { id: "free", features: ["generate", "ocr"], monthlyTransformations: 50, rate: STANDARD_RATE, accountTemplates: 3 },
+  pro: { id: "pro", features: ["generate", "ocr", "virtual-tryon"], monthlyTransformations: 500, rate: STANDARD_RATE, accountTemplates: 50 },
   enterprise: {
     id: "enterprise",
     features: ["generate", "ocr", "virtual-tryon"],
     monthlyTransformations: null,
     rate: STANDARD_RATE,
+    accountTemplates: null,
   },
 };
 

@@ -1,11 +1,23 @@
 import { Context, type Effect } from "effect";
 import type { Focus } from "../domain/crop-window.ts";
 import type { Template, TemplateOutput } from "../domain/template-catalog.ts";
+import type { Design } from "../domain/template-design.ts";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage } from "./errors.ts";
 import type { RenderedImage, RenderedTemplate, ValidatedImage } from "./image.ts";
 
 export interface RenderOptions {
   /** Where a crop to fill takes its window; default: the template's own (crop-window.ts). */
+  readonly focus?: Focus;
+}
+
+/** What one render of an account's design draws with, besides the design itself. */
+export interface DesignInputs {
+  /** Fills the photo layer; without one, the layer shows the canvas. */
+  readonly photo?: ValidatedImage;
+  /** Each image layer's picture, by the layer's name: the design's own or the call's. */
+  readonly images: Readonly<Record<string, ValidatedImage>>;
+  /** Each text layer's content, by the layer's name: the design's own or the call's. */
+  readonly text: Readonly<Record<string, string>>;
   readonly focus?: Focus;
 }
 
@@ -24,6 +36,11 @@ export interface ImageEngineShape {
     image: ValidatedImage,
     output: Pick<TemplateOutput, "format" | "quality">,
   ) => Effect.Effect<RenderedImage, InvalidImage | EngineBusy | EngineTimeout>;
+  /** Draws an account's design (domain/template-design.ts) layer by layer on its canvas. */
+  readonly renderDesign: (
+    design: Design,
+    inputs: DesignInputs,
+  ) => Effect.Effect<RenderedTemplate, InvalidImage | EngineBusy | EngineTimeout | DependencyUnavailable>;
 }
 
 export class ImageEngine extends Context.Service<ImageEngine, ImageEngineShape>()("ImageEngine") {}

@@ -30,6 +30,8 @@ let languages: ReadonlyArray<string>;
 const results: Array<URL> = [];
 /** Requests charged so far (their receipts are in the log): the receipt and proof routes ask about them. */
 const charged: Array<string> = [];
+/** Templates of the accounts' own made so far: the routes by id draw on them. */
+const templateIds: Array<string> = [];
 
 /** Noise images of 1-64 px a side in every format the routes read, each format's oddities included. */
 const tinyImages = async (): Promise<Array<Uint8Array>> => {
@@ -107,6 +109,13 @@ beforeAll(async () => {
   });
   results.push(new URL(first.json.data.resultUrl));
   charged.push(first.json.data.requestId);
+  // One template of the account's own, so the routes by id reach one from the start.
+  const design = {
+    name: "generated-start",
+    canvas: { width: 64, height: 64, background: "#ffffff", format: "png" },
+    layers: [{ type: "shape", box: { x: 8, y: 8, width: 48, height: 48 }, fill: "#336699" }],
+  };
+  templateIds.push((await service.client.request("POST", "/api/templates", { key: enterprise, body: design })).json.data.id);
 });
 afterAll(async () => service?.stop());
 
@@ -204,6 +213,11 @@ const hint: Hint = (name) => {
         { arbitrary: fc.constant(new Date().toISOString().slice(0, 7)), weight: 3 },
         { arbitrary: fc.oneof(fc.constantFrom("2026-13", "2026-1", "26-11", "2026-11-01"), fc.string({ maxLength: 20 })), weight: 1 },
       );
+    case "id":
+      return fc.oneof(
+        { arbitrary: pick(() => (templateIds.length > 0 ? templateIds : ["tpl_none"])), weight: 3 },
+        { arbitrary: fc.oneof(fc.string({ maxLength: 40 }), fc.constant("t".repeat(5000))), weight: 1 },
+      );
     case "resultId":
       return fc.oneof(
         pick(() => results.map((url) => url.pathname.split("/").at(-1)!)),
@@ -284,6 +298,10 @@ describe("requests generated from the served OpenAPI document", () => {
         "get /ocr/languages",
         "get /results/{resultId}",
         "get /templates",
+        "post /templates",
+        "get /templates/{id}",
+        "put /templates/{id}",
+        "delete /templates/{id}",
         "get /user/profile",
         "post /generate",
         "post /ocr",
@@ -305,6 +323,7 @@ describe("requests generated from the served OpenAPI document", () => {
             expect(reply.status, `${method.toUpperCase()} ${path.slice(0, 200)} → ${reply.status} ${reply.body.toString().slice(0, 300)}`).toBeLessThan(500);
             if (reply.status === 200 && reply.json?.data?.resultUrl) results.push(new URL(reply.json.data.resultUrl));
             if (reply.status === 200 && reply.json?.data?.receipt) charged.push(reply.json.data.requestId);
+            if (reply.status === 201 && typeof reply.json?.data?.id === "string") templateIds.push(reply.json.data.id);
           }),
           { numRuns: RUNS[key] ?? 25, endOnFailure: true },
         );

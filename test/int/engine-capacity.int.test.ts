@@ -256,6 +256,7 @@ describe("boundedImageEngineLayer", () => {
     const slowEngine = Layer.succeed(ImageEngine)({
       render: () => slow({ ...rendered, placeholder: { blurhash: "00000", thumbhash: "" } }),
       transcode: () => slow(rendered),
+      renderDesign: () => slow({ ...rendered, placeholder: { blurhash: "00000", thumbhash: "" } }),
     });
     const image = { bytes: new Uint8Array(1), format: "jpeg" as const, width: 1, height: 1 };
     const template = TEMPLATES[0];

@@ -1,11 +1,11 @@
 import { Schema } from "effect";
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api";
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api";
 import { AuditReportData } from "../../application/audit-report.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
+import { accountTemplates } from "./account-templates-api.ts";
 import { GenerateBody, OcrBody, ResultFormat, VirtualTryOnBody } from "./api-schemas.ts";
-import type { ApiErrorTag } from "./error-response.ts";
+import { ApiKey, idempotencyHeader, KEYED, OperatorToken, TRANSFORMATION } from "./api-security.ts";
 import { errorResponses } from "./error-responses.ts";
-import { IdempotencyKey } from "./idempotency-key.ts";
 import { API_VERSION } from "./middleware/security-headers.ts";
 import { BillingPeriod, ConsistencyProofData, InclusionProofData, ReceiptsData, StatementData, TreeSize, TreeSizes } from "./receipt-schemas.ts";
 import { RESPONSE_HEADERS } from "./response-headers.ts";
@@ -32,57 +32,6 @@ export const ReceiptsResponse = Success("ReceiptsReply", ReceiptsData);
 export const InclusionProofResponse = Success("InclusionProofReply", InclusionProofData);
 export const ConsistencyProofResponse = Success("ConsistencyProofReply", ConsistencyProofData);
 export const StatementResponse = Success("StatementReply", StatementData);
-
-const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "RateLimited", "DependencyUnavailable"];
-/** A POST: its JSON body and Idempotency-Key can be refused before the use case runs; over plain HTTP, it is refused. */
-const POSTED: ReadonlyArray<ApiErrorTag> = [
-  ...KEYED,
-  "HttpsRequired",
-  "InvalidRequest",
-  "UnsupportedMediaType",
-  "BodyTooLarge",
-  "IdempotencyKeyReused",
-  "IdempotencyKeyInUse",
-  "IdempotentResponseGone",
-];
-/** A billable transformation (docs/api-decisions.md, the order of checks). */
-const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
-  ...POSTED,
-  "InsufficientPermissions",
-  "QuotaExceeded",
-  "ImageTooLarge",
-  "InvalidImage",
-  "EngineBusy",
-  "EngineTimeout",
-];
-
-/** The scheme of the keyed operations: their responses carry the RateLimit fields. */
-export const API_KEY_SCHEME = "apiKey";
-
-export class ApiKey extends HttpApiMiddleware.Service<ApiKey>()("ApiKey", {
-  security: {
-    [API_KEY_SCHEME]: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as Authorization: Bearer its_<keyId>_<secret>"),
-      HttpApiSecurity.annotate(OpenApi.Format, "its_<keyId>_<secret>"),
-    ),
-  },
-}) {}
-
-export class OperatorToken extends HttpApiMiddleware.Service<OperatorToken>()("OperatorToken", {
-  security: {
-    operatorToken: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(
-        OpenApi.Description,
-        "The operator credential (OPERATOR_TOKEN), sent as Authorization: Bearer <token>; API keys do not open these routes.",
-      ),
-      HttpApiSecurity.annotate(OpenApi.Format, "OPERATOR_TOKEN"),
-    ),
-  },
-}) {}
-
-const idempotencyHeader = {
-  "idempotency-key": Schema.optionalKey(IdempotencyKey.annotate({ identifier: "IdempotencyKey" })),
-};
 
 const transformations = HttpApiGroup.make("transformations", { topLevel: true })
   .add(
@@ -273,6 +222,7 @@ const audit = HttpApiGroup.make("audit", { topLevel: true })
 export const ImageTransformationApi = HttpApi.make("image-transformation-api")
   .add(transformations)
   .add(catalog)
+  .add(accountTemplates)
   .add(account)
   .add(results)
   .add(ledger)

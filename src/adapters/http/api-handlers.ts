@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect";
+import { listAccountTemplates } from "../../application/account-templates.ts";
 import { auditAccount } from "../../application/audit.ts";
 import { parseAuditRange } from "../../application/audit-range.ts";
 import { NotFound } from "../../application/errors.ts";
@@ -15,6 +16,7 @@ import { negotiatesFormat } from "../../domain/negotiate-format.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { Clock } from "../../ports/clock.ts";
 import type { ResultUrlSigner } from "../results/signed-result-url.ts";
+import { accountTemplateHandlers } from "./account-template-handlers.ts";
 import type { ImageTransformationApi } from "./api-definition.ts";
 import { ResultFormat } from "./api-schemas.ts";
 import type { AppServices } from "./app-services.ts";
@@ -62,18 +64,29 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
         }),
       ),
     virtualTryOn: ({ principal, payload }) => Effect.flatMap(virtualTryOn(principal, payload), (done) => withReceipt(done, storedResultData)),
-    listTemplates: () =>
-      Effect.succeed({
-        templates: TEMPLATES.map((t) => ({
-          template: t.template,
-          templateType: t.templateType,
-          description: t.description,
-          output: t.output,
-          plans: t.plans,
-          crop: templateCrop(t),
-          negotiatesFormat: negotiatesFormat(t.output.format),
-        })),
-      }),
+    listTemplates: ({ principal }) =>
+      Effect.map(listAccountTemplates(principal), (own) => ({
+        templates: [
+          ...TEMPLATES.map((t) => ({
+            template: t.template,
+            templateType: t.templateType,
+            description: t.description,
+            output: t.output,
+            plans: t.plans,
+            crop: templateCrop(t),
+            negotiatesFormat: negotiatesFormat(t.output.format),
+          })),
+          ...own.map(({ templateId, name, version, updatedAt, design: { canvas } }) => ({
+            own: true as const,
+            id: templateId,
+            template: name,
+            templateType: "custom" as const,
+            version,
+            updatedAt,
+            output: { width: canvas.width, height: canvas.height, format: canvas.format },
+          })),
+        ],
+      })),
     listOcrLanguages: () => Effect.map(supportedOcrLanguages, (languages) => ({ languages })),
     getProfile: ({ principal }) => getProfile(principal),
     getResult: ({ params, query, querystring, accept }) =>
@@ -91,6 +104,7 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
         return { bytes: result.bytes, contentType: result.contentType, headers };
       }),
     ...receiptHandlers,
+    ...accountTemplateHandlers,
     auditAccount: ({ params, query }) => Effect.flatMap(parseAuditRange(query.from, query.to), (range) => auditAccount(params.accountId, range)),
   };
 };

@@ -116,8 +116,29 @@ export const Focus = Schema.Union([
   examples: ["auto", { x: 0.62, y: 0.3 }],
 });
 
-export const GenerateBody = Schema.Struct({ image: ImageData, template: TemplateName, templateType: TemplateType, focus: Schema.optionalKey(Focus) }).annotate({
+/** A catalog template's type, or custom: one of the calling account's own templates. */
+export const GenerateTemplateType = oneOf([...uniqueNames(templateTypes(TEMPLATES)), "custom"]).annotate({
+  identifier: "GenerateTemplateType",
+  description: "a catalog template's type (GET /templates), or custom for one of your own templates (POST /templates)",
+});
+
+export const GenerateBody = Schema.Struct({
+  image: Schema.optionalKey(ImageData),
+  template: Schema.String.annotate({
+    identifier: "GenerateTemplate",
+    description: "a catalog template's name (e.g. instagram-square), or with templateType custom your template's name or id",
+  }),
+  templateType: GenerateTemplateType,
+  focus: Schema.optionalKey(Focus),
+  text: Schema.optionalKey(
+    Schema.Record(Schema.String, Schema.String).annotate({ identifier: "TemplateText", description: "custom templates: a text layer's content, by its name" }),
+  ),
+  images: Schema.optionalKey(
+    Schema.Record(Schema.String, ImageData).annotate({ identifier: "TemplateImages", description: "custom templates: an image layer's picture, by its name" }),
+  ),
+}).annotate({
   identifier: "GenerateImageRequest",
+  description: "image is required for a catalog template and for a custom template with a photo layer",
 });
 
 /** ?format= on a result URL: outside its signature, since it only picks a representation of the same result (docs/api-decisions.md). */

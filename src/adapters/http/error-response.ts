@@ -71,6 +71,16 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
     codes: ["INSUFFICIENT_PERMISSIONS"],
     respond: (e) => ({ code: "INSUFFICIENT_PERMISSIONS", message: e.message }),
   },
+  TemplateLimitReached: {
+    status: 403,
+    replayable: true,
+    codes: ["TEMPLATE_LIMIT_REACHED"],
+    respond: (e) => ({
+      code: "TEMPLATE_LIMIT_REACHED",
+      message: `The ${e.plan} plan keeps at most ${e.limit} templates of your own; delete one or change plans.`,
+      details: [{ path: "name", message: `limit: ${e.limit} templates` }],
+    }),
+  },
   HttpsRequired: {
     status: 403,
     replayable: true,

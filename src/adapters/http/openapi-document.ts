@@ -1,5 +1,6 @@
 import { OpenApi } from "effect/http-api";
-import { API_KEY_SCHEME, ImageTransformationApi } from "./api-definition.ts";
+import { ImageTransformationApi } from "./api-definition.ts";
+import { API_KEY_SCHEME } from "./api-security.ts";
 import { ERROR_HEADERS } from "./error-responses.ts";
 import { declareResponseHeaders } from "./response-headers.ts";
 

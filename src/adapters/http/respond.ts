@@ -13,11 +13,11 @@ export type SuccessSchema<D> = Schema.Codec<{ readonly success: true; readonly d
 /** One encoder per operation, made on its first response. */
 const encoders = new WeakMap<SuccessSchema<never>, (value: unknown) => unknown>();
 
-export const sendSuccess = <D>(ctx: Context, schema: SuccessSchema<D>, data: D): void => {
+export const sendSuccess = <D>(ctx: Context, schema: SuccessSchema<D>, data: D, status = 200): void => {
   let encode = encoders.get(schema as SuccessSchema<never>);
   if (encode === undefined) encoders.set(schema as SuccessSchema<never>, (encode = Schema.encodeSync(schema) as (value: unknown) => unknown));
   ctx.body = encode({ success: true, data });
-  ctx.status = 200;
+  ctx.status = status;
 };
 
 const encodeError = Schema.encodeSync(ErrorBody(undefined));

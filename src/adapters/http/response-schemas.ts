@@ -1,7 +1,7 @@
 import { Schema } from "effect";
 import { FEATURES, PLAN_IDS } from "../../domain/plan.ts";
 import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages } from "../../ports/ocr-engine.ts";
-import { OcrOutputFormat, TemplateName, TemplateType, TryOnSettings } from "./api-schemas.ts";
+import { GenerateTemplateType, OcrOutputFormat, TemplateName, TemplateType, TryOnSettings } from "./api-schemas.ts";
 import { ChargeReceipt } from "./receipt-schemas.ts";
 
 /**
@@ -48,8 +48,10 @@ const PixelBox = {
 
 export const GenerateImageData = Schema.Struct({
   ...StoredResult,
-  template: TemplateName,
-  templateType: TemplateType,
+  template: Schema.String.annotate({ description: "the catalog template's name, or your template's name" }),
+  templateType: GenerateTemplateType,
+  templateId: Schema.optionalKey(Schema.String.annotate({ description: "custom templates: the template's id" })),
+  templateVersion: Schema.optionalKey(Count.annotate({ description: "custom templates: the version drawn" })),
   format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
   width: Count,
   height: Count,
@@ -137,32 +139,45 @@ export const OcrLanguagesData = Schema.Struct({
   languages: Schema.Array(Schema.Struct({ code: Schema.Literals([ocrAutoLanguage, ...ocrLanguages]), name: Text, script: Text })),
 });
 
-export const TemplatesData = Schema.Struct({
-  templates: Schema.Array(
+const CatalogTemplateEntry = Schema.Struct({
+  template: TemplateName,
+  templateType: TemplateType,
+  description: Text,
+  output: Schema.Struct({
+    width: Schema.optionalKey(Count),
+    height: Schema.optionalKey(Count),
+    fit: Schema.optionalKey(Schema.Literals(["cover", "contain", "inside"])),
+    format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
+    quality: Count,
+  }),
+  plans: Schema.Array(Schema.Literals(PLAN_IDS)),
+  crop: Schema.NullOr(
     Schema.Struct({
-      template: TemplateName,
-      templateType: TemplateType,
-      description: Text,
-      output: Schema.Struct({
-        width: Schema.optionalKey(Count),
-        height: Schema.optionalKey(Count),
-        fit: Schema.optionalKey(Schema.Literals(["cover", "contain", "inside"])),
-        format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
-        quality: Count,
-      }),
-      plans: Schema.Array(Schema.Literals(PLAN_IDS)),
-      crop: Schema.NullOr(
-        Schema.Struct({
-          focus: Schema.Literals(["auto", "attention", "centre"]).annotate({ description: "the focus its crop takes when the request names none" }),
-        }),
-      ).annotate({ description: "null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate" }),
-      negotiatesFormat: Schema.Boolean.annotate({
-        description:
-          "true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; " +
-          "false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png",
-      }),
+      focus: Schema.Literals(["auto", "attention", "centre"]).annotate({ description: "the focus its crop takes when the request names none" }),
     }),
-  ),
+  ).annotate({ description: "null: the template keeps the whole image; else it crops to fill its box, and takes a `focus` on /generate" }),
+  negotiatesFormat: Schema.Boolean.annotate({
+    description:
+      "true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; " +
+      "false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png",
+  }),
+}).annotate({ identifier: "CatalogTemplate" });
+
+/** One of the calling account's own templates, marked `own`: /generate draws it with templateType custom. */
+const OwnTemplateEntry = Schema.Struct({
+  own: Schema.Literal(true),
+  id: Schema.String,
+  template: Schema.String.annotate({ description: "its name" }),
+  templateType: Schema.Literal("custom"),
+  version: Count,
+  updatedAt: DateTime,
+  output: Schema.Struct({ width: Count, height: Count, format: Schema.Literals(["jpeg", "png", "webp"]) }),
+}).annotate({ identifier: "OwnTemplate" });
+
+export const TemplatesData = Schema.Struct({
+  templates: Schema.Array(Schema.Union([CatalogTemplateEntry, OwnTemplateEntry])).annotate({
+    description: "the catalog's templates, then the account's own (own: true)",
+  }),
 });
 
 const NullableCount = Schema.NullOr(Count).annotate({ description: "null when unlimited" });

@@ -14,6 +14,8 @@ export const boundedImageEngineLayer = (options: EngineCapacityOptions = {}) =>
       return {
         render: (image, template, options) => capacity.run(engine.render(image, template, options)),
         transcode: (image, output) => capacity.run(engine.transcode(image, output)),
+        // An account's design waits in the same queue as the catalog's templates: one engine, one capacity.
+        renderDesign: (design, inputs) => capacity.run(engine.renderDesign(design, inputs)),
       };
     }),
   );

@@ -2,15 +2,18 @@ import { Effect, Layer } from "effect";
 import sharp, { type Sharp } from "sharp";
 import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
 import type { TemplateStep } from "../../domain/template-catalog.ts";
-import { EngineTimeout, InvalidImage } from "../../ports/errors.ts";
+import type { EngineTimeout } from "../../ports/errors.ts";
+import { InvalidImage } from "../../ports/errors.ts";
 import { FaceDetector, type FaceDetectorShape } from "../../ports/face-detector.ts";
 import type { RenderedImage, RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
 import type { Framing } from "../../ports/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/person-segmenter.ts";
 import { coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { libvipsExecutor } from "./libvips-execute.ts";
 import { placeholderOf } from "./placeholders.ts";
 import type { Raster } from "./raster.ts";
+import { makeDesignRenderer } from "./sharp-design-renderer.ts";
 import { encoder } from "./sharp-encoder.ts";
 import { DEFAULT_MAX_PIXELS } from "./sharp-image-inspector.ts";
 import { open, type Size, type StepContext, type StepHandler, stepHandlers } from "./sharp-template-steps.ts";
@@ -29,8 +32,6 @@ export interface SharpImageEngineOptions {
 
 type MaskError = Effect.Error<ReturnType<PersonSegmenterShape["segment"]>>;
 
-const isTimeout = (cause: unknown) => cause instanceof Error && /timeout/i.test(cause.message);
-
 /**
  * Renders a catalog template by interpreting its steps one after the other: the engine knows
  * operations, never templates. Decoding honours EXIF orientation, takes the first frame of an
@@ -42,13 +43,7 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
   const timeoutSeconds = options.pipelineTimeoutSeconds ?? 30;
   const handlers = stepHandlers<MaskError>();
 
-  /** Runs a libvips pipeline; a timeout is EngineTimeout, any other failure means what `otherwise` says. */
-  const execute = <A, E>(run: () => Promise<A>, otherwise: (cause: unknown) => Effect.Effect<never, E>): Effect.Effect<A, E | EngineTimeout> =>
-    Effect.tryPromise({ try: run, catch: (cause) => cause }).pipe(
-      Effect.catch((cause): Effect.Effect<never, E | EngineTimeout> =>
-        isTimeout(cause) ? Effect.fail(new EngineTimeout({ deadlineMs: timeoutSeconds * 1000 })) : otherwise(cause),
-      ),
-    );
+  const execute = libvipsExecutor(timeoutSeconds);
 
   const toRasterWithInfo = (image: Sharp) => async () => {
     const { data, info } = await image.timeout({ seconds: timeoutSeconds }).toColourspace("srgb").raw({ depth: "uchar" }).toBuffer({ resolveWithObject: true });
@@ -68,6 +63,8 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
     );
   };
 
+  const renderDesign = makeDesignRenderer({ maxPixels, timeoutSeconds, faces: options.faces });
+
   return {
     transcode: (image, output) =>
       Effect.map(
@@ -80,6 +77,7 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           height: info.height,
         }),
       ),
+    renderDesign,
     render: (image, template, renderOptions = {}) =>
       Effect.gen(function* () {
         const name = `${template.templateType}/${template.template}`;

@@ -55,7 +55,11 @@ export const meteredImageEngine =
   (metrics: ServiceMetrics, capacity: number) =>
   (engine: ImageEngineShape): ImageEngineShape => {
     const meter = makeEngineMeter(metrics, "image", capacity);
-    return { ...engine, render: (image, template, options) => meter(engine.render(image, template, options)) };
+    return {
+      ...engine,
+      render: (image, template, options) => meter(engine.render(image, template, options)),
+      renderDesign: (design, inputs) => meter(engine.renderDesign(design, inputs)),
+    };
   };
 
 export const meteredOcrEngine =

@@ -33,6 +33,8 @@ export const tracedImageEngine =
         .render(image, template, options)
         .pipe(childSpan(tracer, "engine.image.render", { "its.template": template.template, "its.template_type": template.templateType })),
     transcode: (image, output) => engine.transcode(image, output).pipe(childSpan(tracer, "engine.image.transcode", { "its.format": output.format })),
+    renderDesign: (design, inputs) =>
+      engine.renderDesign(design, inputs).pipe(childSpan(tracer, "engine.image.render", { "its.template_type": "custom", "its.layers": design.layers.length })),
   });
 
 export const tracedOcrEngine =

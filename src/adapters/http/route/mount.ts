@@ -5,7 +5,7 @@ import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { Principal } from "../../../application/authenticate.ts";
 import type { AdmissionBudget } from "../admission-budget.ts";
-import { ApiKey, OperatorToken } from "../api-definition.ts";
+import { ApiKey, OperatorToken } from "../api-security.ts";
 import type { AppServices } from "../app-services.ts";
 import { respondWith, type RunEffect } from "../effect-runner.ts";
 import type { ApiError } from "../error-response.ts";
@@ -81,6 +81,12 @@ const isJson = (schema: Schema.Top) => {
   return encoding === undefined || encoding._tag === "Json";
 };
 
+/** The status HttpApiSchema.status gave a success schema (as an annotation or a key annotation), else 200. */
+const successStatusOf = (schema: Schema.Top): number => {
+  const status = schema.ast.annotations?.["httpApiStatus"] ?? schema.ast.context?.annotations?.["httpApiStatus"];
+  return typeof status === "number" ? status : 200;
+};
+
 const sendBinary = (ctx: Context, reply: BinaryReply) => {
   ctx.set(reply.headers);
   ctx.type = reply.contentType;
@@ -98,6 +104,8 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   const takesKey = endpoint.headers?.ast._tag === "Objects" && endpoint.headers.ast.propertySignatures.some((field) => field.name === "idempotency-key");
   const successes = [...endpoint.success];
   const envelope = successes.length === 1 && isJson(successes[0]!) ? (successes[0] as unknown as SuccessSchema<unknown>) : undefined;
+  // 200, unless the definition gives the success a status of its own (201 for a creation).
+  const successStatus = successes.length === 1 ? successStatusOf(successes[0]!) : 200;
   // Path parameters are strings the router matched: their schemas (Schema.String) cannot refuse them.
   const decodeParams = endpoint.params === undefined ? undefined : Schema.decodeUnknownSync(endpoint.params as Schema.Decoder<Record<string, unknown>>);
 
@@ -105,7 +113,8 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   const operatorOnly = operator ? operatorCredential(options.operatorToken, run) : undefined;
   const keepResponse = idempotent(run, options.logger);
 
-  const send = (ctx: Context, reply: unknown) => (envelope === undefined ? sendBinary(ctx, reply as BinaryReply) : sendSuccess(ctx, envelope, reply));
+  const send = (ctx: Context, reply: unknown) =>
+    envelope === undefined ? sendBinary(ctx, reply as BinaryReply) : sendSuccess(ctx, envelope, reply, successStatus);
   const respond = (ctx: Context, request: Effect.Effect<Record<string, unknown>, ApiError>) =>
     respondWith(ctx, run, Effect.flatMap(request, handler), (reply) => send(ctx, reply));
 

@@ -1,0 +1,28 @@
+import { Effect } from "effect";
+import { createTemplate, deleteTemplate, getTemplate, reviseTemplate } from "../../application/account-templates.ts";
+import type { TemplateVersion } from "../../domain/account-template.ts";
+import type { ImageTransformationApi } from "./api-definition.ts";
+import type { AppServices } from "./app-services.ts";
+import type { Handlers } from "./route/mount.ts";
+
+/** A kept template as the routes answer with it. */
+const templateData = ({ templateId, name, version, createdAt, updatedAt, design }: TemplateVersion) => ({
+  id: templateId,
+  name,
+  version,
+  createdAt,
+  updatedAt,
+  canvas: design.canvas,
+  layers: design.layers,
+});
+
+type AccountTemplateRoutes = "createTemplate" | "getTemplate" | "reviseTemplate" | "deleteTemplate";
+
+/** The routes of an account's own templates, by their names in account-templates-api.ts. */
+export const accountTemplateHandlers: Pick<Handlers<typeof ImageTransformationApi, AppServices>, AccountTemplateRoutes> = {
+  createTemplate: ({ principal, payload }) => Effect.map(createTemplate(principal, payload), templateData),
+  getTemplate: ({ principal, params }) => Effect.map(getTemplate(principal, params.id), templateData),
+  reviseTemplate: ({ principal, params, payload }) => Effect.map(reviseTemplate(principal, params.id, payload), templateData),
+  deleteTemplate: ({ principal, params }) =>
+    Effect.map(deleteTemplate(principal, params.id), ({ templateId, name, version }) => ({ id: templateId, name, version, deleted: true as const })),
+};

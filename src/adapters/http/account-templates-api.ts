@@ -1,0 +1,67 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api";
+import { PLANS } from "../../domain/plan.ts";
+import { AccountTemplateData, DeletedTemplateData, TemplateBody, TemplateId } from "./account-template-schemas.ts";
+import { ApiKey, idempotencyHeader, KEYED, POSTED } from "./api-security.ts";
+import type { ApiErrorTag } from "./error-response.ts";
+import { errorResponses } from "./error-responses.ts";
+import { Success } from "./response-schemas.ts";
+import { EngineWork } from "./route/engine-work.ts";
+
+export const CreatedTemplateResponse = Success("CreatedAccountTemplateReply", AccountTemplateData);
+export const AccountTemplateResponse = Success("AccountTemplateReply", AccountTemplateData);
+export const RevisedTemplateResponse = Success("RevisedAccountTemplateReply", AccountTemplateData);
+export const DeletedTemplateResponse = Success("DeletedAccountTemplateReply", DeletedTemplateData);
+
+const limits = `free ${PLANS.free.accountTemplates}, pro ${PLANS.pro.accountTemplates}, enterprise ${PLANS.enterprise.accountTemplates ?? "unlimited"}`;
+/** A body is checked whole, its images decoded and the design drawn once, before it is kept; a name taken is 409. */
+const KEPT: ReadonlyArray<ApiErrorTag> = ["ImageTooLarge", "InvalidImage", "EngineBusy", "EngineTimeout", "CommandRejected"];
+/** A PUT: a JSON body like a POST's, without an Idempotency-Key (a PUT is idempotent by itself). */
+const PUT: ReadonlyArray<ApiErrorTag> = [...KEYED, "HttpsRequired", "InvalidRequest", "UnsupportedMediaType", "BodyTooLarge"];
+const params = { id: TemplateId };
+
+/**
+ * The routes of an account's own templates (issue 27), part of the API's definition
+ * (api-definition.ts). Each template belongs to the account whose key made it; to any other it
+ * does not exist (404).
+ */
+export const accountTemplates = HttpApiGroup.make("accountTemplates", { topLevel: true })
+  .add(
+    HttpApiEndpoint.post("createTemplate", "/templates", {
+      headers: idempotencyHeader,
+      payload: TemplateBody,
+      success: CreatedTemplateResponse.pipe(HttpApiSchema.status(201)).annotate({ description: "The template as kept, at version 1" }),
+      error: errorResponses("CreateTemplate", [...POSTED, ...KEPT, "TemplateLimitReached"]),
+    })
+      .annotate(EngineWork, "oneImage")
+      .annotate(OpenApi.Summary, "Make a template of your own: a canvas with photo, text, image and shape layers")
+      .annotate(
+        OpenApi.Description,
+        `Templates per account: ${limits} (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. ` +
+          "POST /generate with templateType custom and template set to its name or id draws it.",
+      ),
+    HttpApiEndpoint.get("getTemplate", "/templates/:id", {
+      params,
+      success: AccountTemplateResponse.annotate({ description: "The template at its newest version" }),
+      error: errorResponses("AccountTemplate", [...KEYED, "NotFound"]),
+    })
+      .annotate(OpenApi.Summary, "One of your templates")
+      .annotate(OpenApi.Description, "By id or name; another account's template is not found (404)."),
+    HttpApiEndpoint.put("reviseTemplate", "/templates/:id", {
+      params,
+      payload: TemplateBody,
+      success: RevisedTemplateResponse.annotate({ description: "The template at its new version" }),
+      error: errorResponses("ReviseTemplate", [...PUT, ...KEPT, "NotFound"]),
+    })
+      .annotate(EngineWork, "oneImage")
+      .annotate(OpenApi.Summary, "Replace one of your templates with a new version")
+      .annotate(OpenApi.Description, "The whole body, checked as on POST; results already made keep the version they were made with."),
+    HttpApiEndpoint.delete("deleteTemplate", "/templates/:id", {
+      params,
+      success: DeletedTemplateResponse.annotate({ description: "The template deleted" }),
+      error: errorResponses("AccountTemplate", [...KEYED, "HttpsRequired", "NotFound"]),
+    })
+      .annotate(OpenApi.Summary, "Delete one of your templates")
+      .annotate(OpenApi.Description, "Frees its place under the plan's limit; results already made stay until they expire."),
+  )
+  .middleware(ApiKey)
+  .annotateMerge(OpenApi.annotations({ title: "Your templates", description: "Designs of the account's own, drawn by POST /generate." }));

@@ -1,0 +1,32 @@
+import { Effect } from "effect";
+import type { Design } from "../domain/template-design.ts";
+import { ImageTooLarge, InvalidImage } from "../ports/errors.ts";
+import type { ValidatedImage } from "../ports/image.ts";
+import { ImageInspector } from "../ports/image-inspector.ts";
+import { decodeImagePayload } from "./image-payload.ts";
+import { ServiceSettings } from "./settings.ts";
+
+/**
+ * The picture of each image layer, by its name: the call's (`images.<name>`) where it gives one,
+ * else the design's own; decoded from base64 and accepted by the inspector like every client image
+ * (no SVG, within the size and pixel limits), so a refusal names the field that carried it.
+ */
+export const embeddedImages = (design: Design, overrides: Readonly<Record<string, string>>) =>
+  Effect.gen(function* () {
+    const settings = yield* ServiceSettings;
+    const inspector = yield* ImageInspector;
+    const images: Record<string, ValidatedImage> = {};
+    for (const [index, layer] of design.layers.entries()) {
+      if (layer.type !== "image") continue;
+      const given = overrides[layer.name];
+      const [field, payload] = given === undefined ? [`layers.${index}.image`, layer.image] : [`images.${layer.name}`, given];
+      const bytes = yield* decodeImagePayload(field, payload, settings.maxImageBytes);
+      images[layer.name] = yield* inspector.inspect(bytes).pipe(
+        Effect.catchTags({
+          InvalidImage: ({ message }) => Effect.fail(new InvalidImage({ message: `${field}: ${message}` })),
+          ImageTooLarge: ({ message }) => Effect.fail(new ImageTooLarge({ message: `${field}: ${message}` })),
+        }),
+      );
+    }
+    return images;
+  });

@@ -1,0 +1,21 @@
+import type { AppliedFocus, Box } from "../domain/crop-window.ts";
+import type { Placeholder, RenderedImage } from "../ports/image.ts";
+
+/** What a `/generate` call made, from a catalog template or an account's own. */
+export interface GeneratedResult {
+  readonly resultId: string;
+  readonly expiresAt: Date;
+  readonly template: string;
+  readonly templateType: string;
+  /** An account's own template: its id and the version drawn. */
+  readonly templateId?: string;
+  readonly templateVersion?: number;
+  readonly format: RenderedImage["format"];
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+  /** The window a crop to fill took (upload pixels), or null when the template does not crop. */
+  readonly crop: (Box & { readonly by: AppliedFocus }) | null;
+  readonly faces: ReadonlyArray<{ readonly box: Box; readonly score: number }>;
+  readonly placeholder: Placeholder;
+}

@@ -1,0 +1,199 @@
+/**
+ * A design of the customer's own (issue 27): a canvas and the layers drawn on it, bottom first.
+ * The shapes of the fields are checked where the body is decoded; the rules here are the ones
+ * that compare fields (a box inside its canvas, sizes in order) and the limits that keep one
+ * design's render bounded.
+ */
+export const LAYER_TYPES = ["text", "image", "photo", "shape"] as const;
+export type LayerType = (typeof LAYER_TYPES)[number];
+
+/** Families that ship in Debian's fonts-dejavu-core and fonts-noto-core (tools/system-packages/ensure.sh). */
+export const TEMPLATE_FONTS = ["DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono", "Noto Sans", "Noto Serif"] as const;
+export type TemplateFont = (typeof TEMPLATE_FONTS)[number];
+
+export const CANVAS_FORMATS = ["png", "jpeg", "webp"] as const;
+export const TEXT_ALIGNMENTS = ["left", "center", "right"] as const;
+export const PHOTO_FITS = ["cover", "contain"] as const;
+
+export const DESIGN_LIMITS = {
+  minCanvasSide: 16,
+  maxCanvasSide: 4096,
+  /** 8.4 megapixels: a 4096 × 2048 banner, or 2900². */
+  maxCanvasPixels: 8_400_000,
+  maxLayers: 24,
+  maxPhotoLayers: 1,
+  maxTextLength: 500,
+  minFontSize: 6,
+  maxFontSize: 400,
+  /** base64 characters of one embedded image (about 300 KB of PNG). */
+  maxEmbeddedImageChars: 400_000,
+  /** base64 characters of all embedded images together. */
+  maxEmbeddedImagesChars: 800_000,
+} as const;
+
+/** `#rrggbb` or `#rrggbbaa`. */
+export const COLOUR_PATTERN = /^#[0-9a-fA-F]{6}(?:[0-9a-fA-F]{2})?$/;
+/** A layer's name: what a call's text and images refer to it by. */
+export const DESIGN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** A template's name: the same, but never shaped like a template id (tpl_…), so a reference by either is one template. */
+export const TEMPLATE_NAME_PATTERN = /^(?!tpl_)[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export interface DesignBox {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface Canvas {
+  readonly width: number;
+  readonly height: number;
+  readonly background: string;
+  readonly format: (typeof CANVAS_FORMATS)[number];
+}
+
+export interface TextLayer {
+  readonly type: "text";
+  readonly name: string;
+  readonly box: DesignBox;
+  readonly font: TemplateFont;
+  /** 400 regular, 700 bold. */
+  readonly weight?: number;
+  readonly color: string;
+  readonly maxSize: number;
+  readonly minSize: number;
+  readonly align?: (typeof TEXT_ALIGNMENTS)[number];
+  /** Line height as a multiple of the font size; default 1.2. */
+  readonly lineHeight?: number;
+  readonly text: string;
+}
+
+export interface ImageLayer {
+  readonly type: "image";
+  readonly name: string;
+  readonly box: DesignBox;
+  /** base64 of a raster image (no SVG); a call may replace it through `images`. */
+  readonly image: string;
+}
+
+export interface PhotoLayer {
+  readonly type: "photo";
+  readonly name?: string;
+  readonly box: DesignBox;
+  readonly fit: (typeof PHOTO_FITS)[number];
+}
+
+export interface ShapeLayer {
+  readonly type: "shape";
+  readonly name?: string;
+  readonly box: DesignBox;
+  readonly fill: string;
+}
+
+export type Layer = TextLayer | ImageLayer | PhotoLayer | ShapeLayer;
+
+export interface Design {
+  readonly canvas: Canvas;
+  readonly layers: ReadonlyArray<Layer>;
+}
+
+export interface DesignIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+const canvasIssues = ({ width, height, background }: Canvas): ReadonlyArray<DesignIssue> => {
+  const { minCanvasSide, maxCanvasSide, maxCanvasPixels } = DESIGN_LIMITS;
+  const issues: Array<DesignIssue> = [];
+  for (const [side, value] of [
+    ["width", width],
+    ["height", height],
+  ] as const) {
+    if (!Number.isInteger(value) || value < minCanvasSide || value > maxCanvasSide) {
+      issues.push({ path: `canvas.${side}`, message: `must be a whole number from ${minCanvasSide} to ${maxCanvasSide}` });
+    }
+  }
+  if (issues.length === 0 && width * height > maxCanvasPixels) {
+    issues.push({ path: "canvas", message: `${width} × ${height} is over the limit of ${maxCanvasPixels} pixels` });
+  }
+  if (!COLOUR_PATTERN.test(background)) issues.push({ path: "canvas.background", message: "must be a colour #rrggbb or #rrggbbaa" });
+  return issues;
+};
+
+const boxIssues = (box: DesignBox, canvas: Canvas, path: string): ReadonlyArray<DesignIssue> => {
+  const whole = [box.x, box.y, box.width, box.height].every(Number.isInteger);
+  if (!whole || box.width < 1 || box.height < 1) return [{ path, message: "x, y, width and height must be whole numbers, width and height at least 1" }];
+  if (box.x < 0 || box.y < 0 || box.x + box.width > canvas.width || box.y + box.height > canvas.height) {
+    return [{ path, message: `the box (${box.x}, ${box.y}, ${box.width} × ${box.height}) must lie inside the ${canvas.width} × ${canvas.height} canvas` }];
+  }
+  return [];
+};
+
+const textIssues = (layer: TextLayer, path: string): ReadonlyArray<DesignIssue> => {
+  const { minFontSize, maxFontSize, maxTextLength } = DESIGN_LIMITS;
+  const issues: Array<DesignIssue> = [];
+  if (!(TEMPLATE_FONTS as ReadonlyArray<string>).includes(layer.font)) {
+    issues.push({ path: `${path}.font`, message: `unknown font; allowed: ${TEMPLATE_FONTS.join(", ")}` });
+  }
+  if (!COLOUR_PATTERN.test(layer.color)) issues.push({ path: `${path}.color`, message: "must be a colour #rrggbb or #rrggbbaa" });
+  const sizes = [layer.minSize, layer.maxSize];
+  if (!sizes.every((size) => Number.isInteger(size) && size >= minFontSize && size <= maxFontSize)) {
+    issues.push({ path: `${path}.maxSize`, message: `minSize and maxSize must be whole numbers from ${minFontSize} to ${maxFontSize}` });
+  } else if (layer.minSize > layer.maxSize) {
+    issues.push({ path: `${path}.minSize`, message: "must not be larger than maxSize" });
+  }
+  if (layer.weight !== undefined && !(Number.isInteger(layer.weight) && layer.weight >= 100 && layer.weight <= 900)) {
+    issues.push({ path: `${path}.weight`, message: "must be a whole number from 100 to 900 (400 regular, 700 bold)" });
+  }
+  if (layer.lineHeight !== undefined && !(layer.lineHeight >= 0.8 && layer.lineHeight <= 3)) {
+    issues.push({ path: `${path}.lineHeight`, message: "must be from 0.8 to 3 (a multiple of the font size)" });
+  }
+  if (layer.text.length > maxTextLength) issues.push({ path: `${path}.text`, message: `${layer.text.length} characters; the limit is ${maxTextLength}` });
+  return issues;
+};
+
+const layerIssues = (layer: Layer, canvas: Canvas, path: string): ReadonlyArray<DesignIssue> => {
+  const box = boxIssues(layer.box, canvas, `${path}.box`);
+  switch (layer.type) {
+    case "text":
+      return [...box, ...textIssues(layer, path)];
+    case "shape":
+      return COLOUR_PATTERN.test(layer.fill) ? box : [...box, { path: `${path}.fill`, message: "must be a colour #rrggbb or #rrggbbaa" }];
+    case "image":
+      return layer.image.length > DESIGN_LIMITS.maxEmbeddedImageChars
+        ? [...box, { path: `${path}.image`, message: `${layer.image.length} base64 characters; the limit is ${DESIGN_LIMITS.maxEmbeddedImageChars}` }]
+        : box;
+    case "photo":
+      return box;
+  }
+};
+
+/** Every rule the design breaks, with where; none: the design can be kept and rendered. */
+export const designIssues = (design: Design): ReadonlyArray<DesignIssue> => {
+  const { canvas, layers } = design;
+  const issues: Array<DesignIssue> = [...canvasIssues(canvas)];
+  // Only a canvas that is itself valid can hold a box to check.
+  const bounds = issues.length === 0 ? canvas : { ...canvas, width: Infinity, height: Infinity };
+  if (layers.length === 0 || layers.length > DESIGN_LIMITS.maxLayers) {
+    issues.push({ path: "layers", message: `${layers.length} layers; a design has 1 to ${DESIGN_LIMITS.maxLayers}` });
+  }
+  if (layers.filter((layer) => layer.type === "photo").length > DESIGN_LIMITS.maxPhotoLayers) {
+    issues.push({ path: "layers", message: `at most ${DESIGN_LIMITS.maxPhotoLayers} photo layer: the request's image fills it` });
+  }
+  const embedded = layers.reduce((sum, layer) => sum + (layer.type === "image" ? layer.image.length : 0), 0);
+  if (embedded > DESIGN_LIMITS.maxEmbeddedImagesChars) {
+    issues.push({ path: "layers", message: `embedded images of ${embedded} base64 characters; the limit is ${DESIGN_LIMITS.maxEmbeddedImagesChars}` });
+  }
+  const names = new Set<string>();
+  layers.forEach((layer, index) => {
+    const path = `layers.${index}`;
+    if (layer.name !== undefined) {
+      if (!DESIGN_NAME_PATTERN.test(layer.name))
+        issues.push({ path: `${path}.name`, message: "must be 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit" });
+      else if (names.has(layer.name)) issues.push({ path: `${path}.name`, message: `another layer is named ${layer.name}` });
+      names.add(layer.name);
+    }
+    issues.push(...layerIssues(layer, bounds, path));
+  });
+  return issues;
+};

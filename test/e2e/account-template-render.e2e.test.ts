@@ -1,0 +1,121 @@
+import { Effect, ManagedRuntime } from "effect";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import { OcrEngine } from "../../src/ports/ocr-engine.ts";
+import { launchCard, logoPng, TEXT_BOX, textCard } from "../support/account-template-fixtures.ts";
+import { cerCount, cerPercent } from "../support/character-error-rate.ts";
+import { photoJpeg } from "../support/image-fixtures.ts";
+import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+
+/** Issue 27: an account's template drawn by POST /generate, over real HTTPS, read back by pixels and by the project's OCR. */
+let service: ServiceProcess;
+let key: string;
+let photo: string;
+
+beforeAll(async () => {
+  service = await startService({ env: { RATE_LIMIT_BURST: "10000", RATE_LIMIT_PER_MINUTE: "10000" } });
+  key = (await provisionAccount(service.env, "pro")).keys[0]!.key;
+  photo = (await photoJpeg(800, 600)).toString("base64");
+});
+afterAll(async () => service?.stop());
+
+const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  service.client.request(method, `/api${path}`, { key, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
+const fetchResult = async (url: string) => (await service.client.get(url)).body;
+
+describe("POST /generate with templateType custom", () => {
+  it("draws the design, metered and idempotent like every transformation; a result keeps the version it was made with", async () => {
+    await call("POST", "/templates", launchCard("launch", await logoPng()));
+    const used = async () => (await call("GET", "/user/profile")).json.data.quota.used as number;
+    const before = await used();
+    const body = { templateType: "custom", template: "launch", image: photo, text: { title: "Launch day" } };
+    const first = await call("POST", "/generate", body, { "Idempotency-Key": "render-1" });
+    expect(first.status).toBe(200);
+    expect(first.json.data).toMatchObject({ template: "launch", templateType: "custom", templateVersion: 1, format: "png", width: 1200, height: 630 });
+    expect(first.json.data.placeholder.blurhash).toEqual(expect.any(String));
+    const again = await call("POST", "/generate", body, { "Idempotency-Key": "render-1" });
+    expect(again.json.data.requestId).toBe(first.json.data.requestId);
+    expect(await used()).toBe(before + 1);
+    const v1 = await fetchResult(first.json.data.resultUrl);
+
+    await call("PUT", "/templates/launch", launchCard("launch", await logoPng(), "#660000"));
+    const second = await call("POST", "/generate", body);
+    expect(second.json.data.templateVersion).toBe(2);
+    expect(Buffer.compare(await fetchResult(second.json.data.resultUrl), v1)).not.toBe(0);
+    expect(Buffer.compare(await fetchResult(first.json.data.resultUrl), v1)).toBe(0);
+    const { data } = await sharp(v1).raw().toBuffer({ resolveWithObject: true });
+    // The v1 background (#0b1f3a) where nothing else is drawn, right of the title and above the rule.
+    const at = (x: number, y: number) => [...data.subarray((y * 1200 + x) * 4, (y * 1200 + x) * 4 + 3)];
+    expect(at(1190, 400)).toEqual([0x0b, 0x1f, 0x3a]);
+  });
+
+  it("refuses what the template does not have: a text or image layer name, a missing photo", async () => {
+    await call("POST", "/templates", launchCard("refusals", await logoPng()));
+    const reply = await call("POST", "/generate", { templateType: "custom", template: "refusals", text: { subtitle: "x" } });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.details.map((d: { path: string }) => d.path).sort()).toEqual(["image", "text.subtitle"]);
+  });
+
+  it("keeps text of 1, 10, 60 and 400 characters inside its box (the pixels outside stay background), shrunk or cut with an ellipsis", async () => {
+    await call("POST", "/templates", textCard("lengths", 16));
+    const words = "Templates of your own draw text that fits the box it was given and nothing outside it ";
+    for (const length of [1, 10, 60, 400]) {
+      const text = words.repeat(6).slice(0, length);
+      const reply = await call("POST", "/generate", { templateType: "custom", template: "lengths", text: { body: text } });
+      expect(reply.status, `${length}`).toBe(200);
+      const { data, info } = await sharp(await fetchResult(reply.json.data.resultUrl))
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      let outside = 0;
+      let inked = 0;
+      for (let y = 0; y < info.height; y++) {
+        for (let x = 0; x < info.width; x++) {
+          const dark = data[(y * info.width + x) * 3]! < 250;
+          const inside = x >= TEXT_BOX.x && x < TEXT_BOX.x + TEXT_BOX.width && y >= TEXT_BOX.y && y < TEXT_BOX.y + TEXT_BOX.height;
+          if (dark && !inside) outside++;
+          if (dark && inside) inked++;
+        }
+      }
+      expect({ length, outside }).toEqual({ length, outside: 0 });
+      expect(inked, `${length}`).toBeGreaterThan(0);
+    }
+  });
+
+  it("draws Latin text that the project's OCR reads back at a character error rate of 2 % or less", { timeout: 120_000 }, async () => {
+    await call("POST", "/templates", {
+      ...textCard("ocr", 24),
+      canvas: { width: 1000, height: 400, background: "#ffffff", format: "png" },
+      layers: [
+        {
+          type: "text",
+          name: "body",
+          box: { x: 40, y: 40, width: 920, height: 320 },
+          font: "DejaVu Sans",
+          color: "#000000",
+          maxSize: 48,
+          minSize: 24,
+          text: "x",
+        },
+      ],
+    });
+    const truth = "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs!";
+    const reply = await call("POST", "/generate", { templateType: "custom", template: "ocr", text: { body: truth } });
+    const png = await fetchResult(reply.json.data.resultUrl);
+    const runtime = ManagedRuntime.make(TesseractOcrEngine.layer());
+    try {
+      const result = await runtime.runPromise(
+        Effect.gen(function* () {
+          const ocr = yield* OcrEngine;
+          return yield* ocr.recognize({ image: { bytes: png, format: "png", width: 1000, height: 400 }, language: ["eng"], outputFormat: "text" });
+        }),
+      );
+      const cer = cerPercent([cerCount(result.text, truth)]);
+      console.log(`[account templates] OCR read ${JSON.stringify(result.text)}: CER ${cer.toFixed(2)} %`);
+      expect(cer).toBeLessThanOrEqual(2);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});

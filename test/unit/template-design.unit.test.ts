@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { type Design, DESIGN_LIMITS, designIssues, type Layer, type TemplateFont } from "../../src/domain/template-design.ts";
+
+const canvas: Design["canvas"] = { width: 1200, height: 630, background: "#0b1f3a", format: "png" };
+const text: Layer = {
+  type: "text",
+  name: "title",
+  box: { x: 640, y: 80, width: 520, height: 260 },
+  font: "Noto Sans",
+  weight: 700,
+  color: "#ffffff",
+  maxSize: 96,
+  minSize: 20,
+  align: "left",
+  text: "Default headline",
+};
+const paths = (design: Design) => designIssues(design).map(({ path }) => path);
+
+describe("template design rules", () => {
+  it("accepts the issue's launch card", () => {
+    const design: Design = {
+      canvas,
+      layers: [
+        { type: "photo", box: { x: 0, y: 0, width: 600, height: 630 }, fit: "cover" },
+        text,
+        { type: "image", name: "logo", box: { x: 1040, y: 520, width: 120, height: 80 }, image: "iVBORw0KGgo=" },
+        { type: "shape", box: { x: 620, y: 600, width: 560, height: 6 }, fill: "#ffcc00" },
+      ],
+    };
+    expect(designIssues(design)).toEqual([]);
+  });
+
+  it("refuses a box outside the canvas, naming the layer", () => {
+    const issues = designIssues({ canvas, layers: [{ ...text, box: { x: 1000, y: 0, width: 300, height: 10 } }] });
+    expect(issues).toEqual([{ path: "layers.0.box", message: expect.stringContaining("inside the 1200 × 630 canvas") }]);
+    expect(paths({ canvas, layers: [{ ...text, box: { x: -1, y: 0, width: 10, height: 10 } }] })).toEqual(["layers.0.box"]);
+    expect(paths({ canvas, layers: [{ ...text, box: { x: 0, y: 0, width: 0, height: 10 } }] })).toEqual(["layers.0.box"]);
+  });
+
+  it("bounds the canvas: each side and the pixels", () => {
+    expect(paths({ canvas: { ...canvas, width: 8000 }, layers: [text] })).toEqual(["canvas.width"]);
+    expect(paths({ canvas: { ...canvas, width: 4096, height: 4096 }, layers: [text] })).toEqual(["canvas"]);
+    expect(paths({ canvas: { ...canvas, background: "navy" }, layers: [text] })).toEqual(["canvas.background"]);
+  });
+
+  it("bounds text: its length, its sizes in order, a known font, a colour", () => {
+    const long = "x".repeat(DESIGN_LIMITS.maxTextLength + 1);
+    expect(paths({ canvas, layers: [{ ...text, text: long }] })).toEqual(["layers.0.text"]);
+    expect(paths({ canvas, layers: [{ ...text, minSize: 100 }] })).toEqual(["layers.0.minSize"]);
+    expect(paths({ canvas, layers: [{ ...text, maxSize: 1000 }] })).toEqual(["layers.0.maxSize"]);
+    expect(paths({ canvas, layers: [{ ...text, font: "Comic Sans" as TemplateFont }] })).toEqual(["layers.0.font"]);
+    expect(paths({ canvas, layers: [{ ...text, color: "#fff" }] })).toEqual(["layers.0.color"]);
+  });
+
+  it("bounds layers: how many, one photo, unique names, embedded image sizes", () => {
+    expect(paths({ canvas, layers: [] })).toEqual(["layers"]);
+    const photo: Layer = { type: "photo", box: { x: 0, y: 0, width: 10, height: 10 }, fit: "cover" };
+    expect(paths({ canvas, layers: [photo, photo] })).toEqual(["layers"]);
+    expect(paths({ canvas, layers: [text, text] })).toEqual(["layers.1.name"]);
+    const big: Layer = { type: "image", name: "logo", box: { x: 0, y: 0, width: 10, height: 10 }, image: "A".repeat(DESIGN_LIMITS.maxEmbeddedImageChars + 4) };
+    expect(paths({ canvas, layers: [big] })).toEqual(["layers.0.image"]);
+  });
+});
