@@ -231,6 +231,30 @@ const ocrEngineContract = (subject: EngineUnderTest) =>
           await hurried.dispose();
         }
       });
+
+      it("gives up on a page at its deadline in the middle of reading it, and this process goes on to read the next page", async () => {
+        // Deadlines that fall while the models run: ending PaddleOCR's onnxruntime thread then
+        // (Worker.terminate) aborted the whole process with SIGABRT, this test runner included.
+        const outcomes: Array<string> = [];
+        for (const deadlineMs of [100, 300, 600]) {
+          const midway = ManagedRuntime.make(subject.capacityLayer({ workers: 1, maxQueued: 1, deadlineMs }));
+          try {
+            const engine = await serviceOf(midway);
+            const outcome = await Effect.runPromise(Effect.result(engine.recognize({ image: english.image, language: ["eng"], outputFormat: "text" })));
+            outcomes.push(outcome._tag === "Success" ? "read" : outcome.failure._tag);
+          } finally {
+            await midway.dispose();
+          }
+        }
+        // A fast engine may finish the page within the longer deadlines; the shorter ones catch it reading.
+        expect(
+          outcomes.every((outcome) => outcome === "read" || outcome === "EngineTimeout"),
+          outcomes.join(", "),
+        ).toBe(true);
+        expect(outcomes).toContain("EngineTimeout");
+        const next = await Effect.runPromise(engine.recognize({ image: english.image, language: ["eng"], outputFormat: "text" }));
+        expect(cerCount(next.text, english.groundTruth).errors / english.groundTruth.length).toBeLessThan(0.05);
+      });
     });
   });
 

@@ -1,6 +1,7 @@
 import { readlinkSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
+import { type CloseRequest, isCloseRequest } from "./close-thread.ts";
 
 /**
  * The thread side of a model thread: models load and warm here, and every job (decoding, the
@@ -8,7 +9,7 @@ import { parentPort, workerData } from "node:worker_threads";
  * so the event loop that serves every other request never waits on a photo. Loaded by Node with
  * type stripping (erasable syntax only).
  */
-export type ModelThreadRequest<Job> = { readonly kind: "job"; readonly id: number; readonly job: Job } | { readonly kind: "close" };
+export type ModelThreadRequest<Job> = { readonly kind: "job"; readonly id: number; readonly job: Job } | CloseRequest;
 
 export type ModelThreadMessage<Outcome> =
   | { readonly kind: "ready" }
@@ -46,7 +47,7 @@ export const serveModelThread = async <Setup, Job, Outcome>(
   lowerOwnPriority(niceness);
   const handle = await load(workerData as Setup);
   port.on("message", (request: ModelThreadRequest<Job>) => {
-    if (request.kind === "close") return port.close();
+    if (isCloseRequest(request)) return port.close();
     const { id, job } = request;
     handle(job).then(
       // Copied, not transferred: sharp's output buffers are external memory that cannot be moved.

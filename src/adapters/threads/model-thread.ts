@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { closeThread } from "./close-thread.ts";
 import type { ModelThreadMessage, ModelThreadRequest } from "./model-thread-server.ts";
 
 /**
@@ -6,22 +7,8 @@ import type { ModelThreadMessage, ModelThreadRequest } from "./model-thread-serv
  * outcome. A thread that dies (an out-of-memory abort, a native fault, a kill) fails the jobs it
  * held and is started again on the next job, with its models loaded afresh. So is one whose job
  * failed unexpectedly (an outcome the model did not foresee, as an onnxruntime error): a thread
- * in an unknown state never answers again. A thread is closed, not terminated: asked to close its
- * port, it exits once its running work has ended. `Worker.terminate()` on a thread that has used
- * onnxruntime aborts the whole process (its addon throws during teardown: "terminate called after
- * throwing an instance of 'Napi::Error'"), idle or not, so it is only the last resort for a thread
- * that has not exited CLOSE_GRACE_MS after being asked.
+ * in an unknown state never answers again. A thread is closed, never terminated (close-thread.ts).
  */
-const CLOSE_GRACE_MS = 30_000;
-
-const close = async (worker: Worker): Promise<void> => {
-  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-  worker.postMessage({ kind: "close" } satisfies ModelThreadRequest<never>);
-  let timer: NodeJS.Timeout | undefined;
-  const overdue = new Promise<"overdue">((resolve) => (timer = setTimeout(() => resolve("overdue"), CLOSE_GRACE_MS).unref()));
-  if ((await Promise.race([exited, overdue])) === "overdue") await worker.terminate();
-  clearTimeout(timer);
-};
 interface Pending<Outcome> {
   readonly resolve: (outcome: Outcome) => void;
   readonly reject: (error: Error) => void;
@@ -58,7 +45,7 @@ const spawn = <Outcome>(url: URL, setup: unknown, what: string, pending: Map<num
       if (message.kind === "done") return job?.resolve(message.outcome);
       job?.reject(new Error(message.message));
       end(new Error(`the ${what} thread was discarded after a failed job: ${message.message}`));
-      void close(worker);
+      void closeThread(worker);
     });
   });
 
@@ -92,7 +79,7 @@ export const startModelThread = async <Job, Outcome>(url: URL, setup: unknown, w
       closed = true;
       const running = worker;
       worker = undefined;
-      if (running) await close(await running);
+      if (running) await closeThread(await running);
     },
   };
 };

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import * as ort from "onnxruntime-node";
+import { type CloseRequest, isCloseRequest } from "../../threads/close-thread.ts";
 import { boxesFromProbabilities, detectionTensor, type RgbImage, type TextBox } from "./text-detection.ts";
 import { classifierWidth, orientationBatch, pageIsUpsideDown } from "./text-orientation.ts";
 import { decodeCtc, lineHeight, lineWidthFor, recognitionBatch } from "./text-recognition.ts";
@@ -108,7 +109,8 @@ const read = async (job: PaddleJob): Promise<PaddleThreadMessage> => {
   return { kind: "done", id: job.id, lines: await recognise(job.page, boxes), upsideDown: false };
 };
 
-port.on("message", (job: PaddleJob) => {
+port.on("message", (job: PaddleJob | CloseRequest) => {
+  if (isCloseRequest(job)) return port.close();
   read(job).then(
     (message) => port.postMessage(message),
     (error: unknown) => port.postMessage({ kind: "failed", id: job.id, message: String(error) } satisfies PaddleThreadMessage),

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { closeThread } from "../../threads/close-thread.ts";
 import type { PaddleJob, PaddleThreadMessage, PaddleThreadSetup, RecognisedLine } from "./paddle-ocr-thread.ts";
 
 export interface PaddleReading {
@@ -10,7 +11,8 @@ export interface PaddleReading {
 /**
  * Inference threads for the PaddleOCR engine, each with its own ONNX sessions. How many jobs
  * run at once is the caller's business (the engine capacity, of the same size); a job takes an
- * idle thread, and a thread whose job is abandoned is terminated and replaced on demand.
+ * idle thread, and a thread whose job is abandoned is closed (it exits once that job ends:
+ * close-thread.ts) and replaced on demand.
  */
 export class ThreadStartFailed extends Error {
   override readonly name = "ThreadStartFailed";
@@ -78,7 +80,9 @@ export class PaddleThreadPool {
     const id = this.nextId++;
     const onAbort = () => {
       this.all.delete(thread);
-      void thread.worker.terminate();
+      for (const pending of thread.pending.values()) pending.reject(new Error("the paddle job was abandoned"));
+      thread.pending.clear();
+      void closeThread(thread.worker);
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
@@ -98,6 +102,6 @@ export class PaddleThreadPool {
     const threads = [...this.all];
     this.all.clear();
     this.idle = [];
-    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    await Promise.all(threads.map((thread) => closeThread(thread.worker)));
   }
 }
