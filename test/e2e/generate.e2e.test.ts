@@ -37,6 +37,7 @@ describe("the template catalog over HTTPS", () => {
       output: expect.any(Object),
       plans: expect.any(Array),
       crop: { focus: "auto" },
+      negotiatesFormat: TEMPLATES[0]!.output.format === "jpeg",
     });
   });
 
