@@ -7,7 +7,7 @@ import { getTemplate } from "./account-templates.ts";
 import type { Principal } from "./authenticate.ts";
 import { embeddedImages } from "./design-images.ts";
 import { type FieldIssue, InvalidRequest } from "./errors.ts";
-import type { GeneratedResult } from "./generated-result.ts";
+import { type GeneratedResult, renderedFields } from "./generated-result.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { ServiceSettings } from "./settings.ts";
 import { storeResult } from "./store-result.ts";
@@ -79,13 +79,7 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
         templateType: "custom",
         templateId: template.templateId,
         templateVersion: template.version,
-        format: rendered.format,
-        width: rendered.width,
-        height: rendered.height,
-        bytes: rendered.bytes.byteLength,
-        crop: rendered.framing?.crop ?? null,
-        placeholder: rendered.placeholder,
-        faces: (rendered.framing?.faces ?? []).map(({ box, score }) => ({ box, score })),
+        ...renderedFields(rendered),
       };
       return { value, output: { ...output, ...(photo ? { inputFormat: photo.format } : {}) } };
     });

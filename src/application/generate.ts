@@ -7,7 +7,7 @@ import { ImageInspector } from "../ports/image-inspector.ts";
 import { type AccountTemplateCall, accountTemplateWork } from "./account-template-work.ts";
 import type { Principal } from "./authenticate.ts";
 import { InsufficientPermissions, InvalidRequest } from "./errors.ts";
-import type { GeneratedResult } from "./generated-result.ts";
+import { type GeneratedResult, renderedFields } from "./generated-result.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { entitle, runTransformation } from "./run-transformation.ts";
 import { ServiceSettings } from "./settings.ts";
@@ -53,13 +53,7 @@ const catalogWork = (principal: Principal, input: GenerateInput) =>
         expiresAt,
         template: template.template,
         templateType: template.templateType,
-        format: rendered.format,
-        width: rendered.width,
-        height: rendered.height,
-        bytes: rendered.bytes.byteLength,
-        crop: rendered.framing?.crop ?? null,
-        placeholder: rendered.placeholder,
-        faces: (rendered.framing?.faces ?? []).map(({ box, score }) => ({ box, score })),
+        ...renderedFields(rendered),
       };
       return { value, output: { ...output, inputFormat: inspected.format } };
     });

@@ -1,5 +1,5 @@
 import type { AppliedFocus, Box } from "../domain/crop-window.ts";
-import type { Placeholder, RenderedImage } from "../ports/image.ts";
+import type { Placeholder, RenderedImage, RenderedTemplate } from "../ports/image.ts";
 
 /** What a `/generate` call made, from a catalog template or an account's own. */
 export interface GeneratedResult {
@@ -19,3 +19,14 @@ export interface GeneratedResult {
   readonly faces: ReadonlyArray<{ readonly box: Box; readonly score: number }>;
   readonly placeholder: Placeholder;
 }
+
+/** What a rendered image says of itself in a GeneratedResult, whichever template drew it. */
+export const renderedFields = (rendered: RenderedTemplate) => ({
+  format: rendered.format,
+  width: rendered.width,
+  height: rendered.height,
+  bytes: rendered.bytes.byteLength,
+  crop: rendered.framing?.crop ?? null,
+  placeholder: rendered.placeholder,
+  faces: (rendered.framing?.faces ?? []).map(({ box, score }) => ({ box, score })),
+});
