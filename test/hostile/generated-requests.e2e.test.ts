@@ -274,13 +274,23 @@ const credential = (security: Operation["security"]): fc.Arbitrary<string | unde
   return fc.constantFrom(undefined, keys[0]);
 };
 
-/** How many requests each operation gets: the engines' routes more, since they have more to get wrong. */
+/**
+ * How many requests each operation gets: the engines' routes more, since they have more to get wrong.
+ * The default suite sends half of the largest counts, never fewer than 80 (an engine route must still
+ * reach a 200 below), with fresh random seeds each run, so runs add up; `npm run test:fuzz` sends four
+ * times as many (FUZZ_RUNS_SCALE).
+ */
 const RUNS: Readonly<Record<string, number>> = {
   "post /generate": 250,
   "post /ocr": 120,
   "post /virtual-tryon": 80,
   "get /results/{resultId}": 60,
   "get /audit/accounts/{accountId}": 60,
+};
+const RUNS_SCALE = Number(process.env.FUZZ_RUNS_SCALE ?? "0.5");
+const runsFor = (key: string) => {
+  const runs = RUNS[key] ?? 25;
+  return Math.max(Math.min(runs, 80), Math.round(runs * RUNS_SCALE));
 };
 
 describe("requests generated from the served OpenAPI document", () => {
@@ -325,7 +335,7 @@ describe("requests generated from the served OpenAPI document", () => {
             if (reply.status === 200 && reply.json?.data?.receipt) charged.push(reply.json.data.requestId);
             if (reply.status === 201 && typeof reply.json?.data?.id === "string") templateIds.push(reply.json.data.id);
           }),
-          { numRuns: RUNS[key] ?? 25, endOnFailure: true },
+          { numRuns: runsFor(key), endOnFailure: true },
         );
       }
     }
