@@ -1042,6 +1042,8 @@ export interface components {
             } | null;
             /** @description true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png */
             negotiatesFormat: boolean;
+            /** @description whether /generate takes format "auto" with it: false where the result is transparent or a lossless PNG */
+            autoFormat: boolean;
         };
         /**
          * @description a template's type, e.g. social
@@ -1382,6 +1384,7 @@ export interface components {
             template: components["schemas"]["GenerateTemplate"];
             templateType: components["schemas"]["GenerateTemplateType"];
             focus?: components["schemas"]["Focus"];
+            format?: components["schemas"]["GenerateFormat"];
             text?: components["schemas"]["TemplateText"];
             images?: components["schemas"]["TemplateImages"];
         };
@@ -1393,6 +1396,8 @@ export interface components {
         TemplateText: {
             [key: string]: string;
         };
+        /** @description auto: the resultUrl serves AVIF, WebP or JPEG as the fetching browser's Accept header prefers (Vary: Accept), the result kept as a JPEG (data.format jpeg; an upload's transparency flattened on white). Left out: the template's own format (JPEG templates negotiate anyway). A template whose result is transparent or a lossless PNG (GET /templates: autoFormat false) refuses it with 400 */
+        GenerateFormat: "auto";
         /**
          * @description where a template that crops to fill takes its window (other templates ignore it). auto: every face when they fit, else the largest (with the others that fit beside it), with headroom; no face: the most salient region. face: faces, else the centre. attention: the most salient region (no face detection). centre: the centre. A focal point: the window holds it, centred on it as far as the image allows
          * @default auto

@@ -1,4 +1,5 @@
 import { Effect } from "effect";
+import { canvasAutoFormatRefusal, type GenerateFormat } from "../domain/auto-format.ts";
 import type { Focus } from "../domain/crop-window.ts";
 import { DESIGN_LIMITS } from "../domain/template-design.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
@@ -17,6 +18,8 @@ export interface AccountTemplateCall {
   readonly template: string;
   readonly image?: string;
   readonly focus?: Focus;
+  /** auto: the result URL picks AVIF, WebP or JPEG by Accept (domain/auto-format.ts). */
+  readonly format?: GenerateFormat;
   /** Replaces text layers' content, by layer name. */
   readonly text?: Readonly<Record<string, string>>;
   /** Replaces image layers' pictures, by layer name (base64). */
@@ -36,7 +39,8 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
     const template = yield* getTemplate(principal, call.template).pipe(
       Effect.catchTag("NotFound", ({ message }) => Effect.fail(refused([{ path: "template", message }]))),
     );
-    const { design } = template;
+    // An auto result is drawn as a JPEG, which its result URL negotiates (auto-format.ts).
+    const design = call.format === "auto" ? { ...template.design, canvas: { ...template.design.canvas, format: "jpeg" as const } } : template.design;
     const layerNames = (type: "text" | "image") => design.layers.flatMap((layer) => (layer.type === type ? [layer.name] : []));
     const issues: Array<FieldIssue> = [];
     for (const [field, type] of [
@@ -54,6 +58,8 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
         issues.push({ path: `text.${name}`, message: `${text.length} characters; the limit is ${DESIGN_LIMITS.maxTextLength}` });
     }
     const hasPhoto = design.layers.some((layer) => layer.type === "photo");
+    const formatRefusal = call.format === "auto" ? canvasAutoFormatRefusal(template.design.canvas) : undefined;
+    if (formatRefusal !== undefined) issues.push({ path: "format", message: formatRefusal });
     if (hasPhoto && call.image === undefined) issues.push({ path: "image", message: "the template has a photo layer: image is required" });
     if (issues.length > 0) return yield* refused(issues);
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import type { Focus } from "../domain/crop-window.ts";
+import { autoFormatOutput, autoFormatRefusal } from "../domain/auto-format.ts";
 import { echo } from "../domain/echo.ts";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
@@ -21,9 +21,13 @@ export interface GenerateInput extends AccountTemplateCall {
   readonly templateType: string;
 }
 
-/** How the audit trail records the focus asked for. */
-const focusParameter = (focus: Focus | undefined): Readonly<Record<string, string>> =>
-  focus === undefined ? {} : { focus: typeof focus === "string" ? focus : `${focus.x},${focus.y}` };
+/** How the audit trail records the focus and the format asked for. */
+const choiceParameters = ({ focus, format }: GenerateInput): Readonly<Record<string, string>> => ({
+  ...(focus === undefined ? {} : { focus: typeof focus === "string" ? focus : `${focus.x},${focus.y}` }),
+  ...(format === undefined ? {} : { format }),
+});
+
+const formatRefused = (message: string) => new InvalidRequest({ message: `format: ${message}.`, details: [{ path: "format", message }] });
 
 /** A catalog template's work: its recipe applied to the client's image. */
 const catalogWork = (principal: Principal, input: GenerateInput) =>
@@ -33,7 +37,10 @@ const catalogWork = (principal: Principal, input: GenerateInput) =>
       const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}${lookup.field === "templateType" ? `, or ${CUSTOM_TEMPLATE_TYPE} for your own templates` : ""}.`;
       return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
     }
-    const template = lookup.template;
+    const refusal = input.format === "auto" ? autoFormatRefusal(lookup.template) : undefined;
+    if (refusal !== undefined) return yield* formatRefused(refusal);
+    // An auto result is kept as a JPEG, which its result URL negotiates (auto-format.ts).
+    const template = input.format === "auto" ? { ...lookup.template, output: autoFormatOutput(lookup.template.output) } : lookup.template;
     if (input.image === undefined) return yield* new InvalidRequest({ message: "image is required.", details: [{ path: "image", message: "is required" }] });
     const image = input.image;
     const entitled = yield* entitle(principal, "generate");
@@ -82,5 +89,5 @@ const customWork = (principal: Principal, input: GenerateInput) =>
 export const generate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
     const { entitled, parameters, process } = yield* input.templateType === CUSTOM_TEMPLATE_TYPE ? customWork(principal, input) : catalogWork(principal, input);
-    return yield* runTransformation(entitled, { ...parameters, ...focusParameter(input.focus) }, process);
+    return yield* runTransformation(entitled, { ...parameters, ...choiceParameters(input) }, process);
   });

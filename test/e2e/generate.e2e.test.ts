@@ -38,6 +38,7 @@ describe("the template catalog over HTTPS", () => {
       plans: expect.any(Array),
       crop: { focus: "auto" },
       negotiatesFormat: TEMPLATES[0]!.output.format === "jpeg",
+      autoFormat: true,
     });
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresResultStoreLayer } from "../../src/adapters/results/postgres-result-store.ts";
 import type { OutputFormat } from "../../src/domain/template-catalog.ts";
 import { ResultStore, type StoredResult } from "../../src/ports/result-store.ts";
+import { launchCard, logoPng } from "../support/account-template-fixtures.ts";
 import type { Reply } from "../support/https-client.ts";
 import { photoPng } from "../support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
@@ -163,10 +164,76 @@ describe("a result URL serves the format the browser takes", () => {
       template: string;
       output: { format: string };
       negotiatesFormat: boolean;
+      autoFormat: boolean;
     }>;
     for (const t of templates) expect(t.negotiatesFormat).toBe(t.output.format === "jpeg");
+    expect(templates.filter((t) => !t.autoFormat).map((t) => t.template)).toEqual([
+      "circle",
+      "circle-webp",
+      "rounded",
+      "rounded-corners",
+      "drop-shadow",
+      "png",
+      "remove",
+      "remove-webp",
+    ]);
     expect(templates.find((t) => t.template === "instagram-square")?.negotiatesFormat).toBe(true);
     expect(templates.find((t) => t.template === "circle")?.negotiatesFormat).toBe(false);
+  });
+
+  it('lets format "auto" make a WebP template\'s result negotiate, kept as a JPEG; a transparent template refuses it with 400', async () => {
+    const image = (await photoPng(800, 600)).toString("base64");
+    const made = await first.client.request("POST", "/api/generate", {
+      key,
+      body: { image, template: "medium", templateType: "thumbnail", format: "auto" },
+    });
+    expect(made.status).toBe(200);
+    expect(made.json.data).toMatchObject({ format: "jpeg", width: 320, height: 320 });
+    const path = pathOf(made.json.data.resultUrl);
+    for (const [accept, contentType] of [
+      [AVIF_FIRST, "image/avif"],
+      ["image/webp,*/*", "image/webp"],
+      ["*/*", "image/jpeg"],
+    ] as const) {
+      const served = await fetchResult(first, path, accept);
+      expect([served.status, served.headers["content-type"], served.headers.vary]).toEqual([200, contentType, "Accept"]);
+      expect(await sharp(served.body).metadata()).toMatchObject({ width: 320, height: 320 });
+    }
+
+    // Without format the template keeps its WebP, whatever the browser takes.
+    const plain = await first.client.request("POST", "/api/generate", { key, body: { image, template: "medium", templateType: "thumbnail" } });
+    const webp = await fetchResult(first, pathOf(plain.json.data.resultUrl), AVIF_FIRST);
+    expect([plain.json.data.format, webp.headers["content-type"], webp.headers.vary]).toEqual(["webp", "image/webp", undefined]);
+
+    const refused = await first.client.request("POST", "/api/generate", {
+      key,
+      body: { image, template: "circle-webp", templateType: "avatar", format: "auto" },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      success: false,
+      error: { code: "INVALID_REQUEST", details: [{ path: "format", message: expect.stringContaining("transparent") }] },
+    });
+    const unknown = await first.client.request("POST", "/api/generate", { key, body: { image, template: "medium", templateType: "thumbnail", format: "gif" } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.details).toEqual([expect.objectContaining({ path: "format" })]);
+  });
+
+  it('lets format "auto" make an account template with an opaque WebP canvas negotiate; a PNG canvas refuses it', async () => {
+    const logo = await logoPng();
+    const card = { ...launchCard("auto-card", logo), canvas: { ...launchCard("auto-card", logo).canvas, format: "webp" } };
+    expect((await first.client.request("POST", "/api/templates", { key, body: card })).status).toBe(201);
+    expect((await first.client.request("POST", "/api/templates", { key, body: launchCard("png-card", logo) })).status).toBe(201);
+    const image = (await photoPng(600, 600)).toString("base64");
+    const made = await first.client.request("POST", "/api/generate", { key, body: { image, template: "auto-card", templateType: "custom", format: "auto" } });
+    expect(made.status).toBe(200);
+    expect(made.json.data).toMatchObject({ format: "jpeg", width: 1200, height: 630 });
+    const avif = await fetchResult(first, pathOf(made.json.data.resultUrl), AVIF_FIRST);
+    expect([avif.status, avif.headers["content-type"], avif.headers.vary]).toEqual([200, "image/avif", "Accept"]);
+
+    const refused = await first.client.request("POST", "/api/generate", { key, body: { image, template: "png-card", templateType: "custom", format: "auto" } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.details).toEqual([{ path: "format", message: expect.stringContaining("PNG") }]);
   });
 
   it("serves on one instance the variant the other made, from the store, without transcoding again", async () => {

@@ -12,9 +12,9 @@ import { BLAZEFACE_GRIDS, COARSE_SIDE, decodeGrid, FINE_SIDE, suppressOverlaps }
  * MediaPipe BlazeFace (back-camera variant) on onnxruntime-node, run at two scales of the photo
  * (FINE_SIDE, COARSE_SIDE). The model is fully convolutional: converted with a free input size,
  * one run over the whole photo does what tiling it into 256-pixel squares would, without seams.
- * Cost: a 768×512 run ~40 ms of one core at the median (AVX-512 machine under load, onnxruntime
- * 1.30; 48 ms before the converter kept the network in onnxruntime's blocked layout), the 256-pixel
- * run a sixth of that; the fine run is most of what detection adds to a crop (README, Benchmarks).
+ * Cost (one core, at the median, loaded AVX-512 machine, onnxruntime 1.30): a 576×384 run
+ * ~17 ms, 384×384 ~11 ms (a 768×512 run at the former fine side ~35-40 ms), the 256-pixel run
+ * ~6 ms; the fine run is most of what detection adds to a crop (README, Benchmarks).
  */
 const MIN_SCORE = 0.75;
 const MAX_IOU = 0.3;

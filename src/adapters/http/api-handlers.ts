@@ -11,6 +11,7 @@ import { recognizeText, supportedOcrLanguages } from "../../application/recogniz
 import { makeResultFormats } from "../../application/result-formats.ts";
 import type { Transformed } from "../../application/run-transformation.ts";
 import { virtualTryOn } from "../../application/virtual-tryon.ts";
+import { autoFormatRefusal } from "../../domain/auto-format.ts";
 import { templateCrop } from "../../domain/crop-window.ts";
 import { negotiatesFormat } from "../../domain/negotiate-format.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
@@ -75,6 +76,7 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
             plans: t.plans,
             crop: templateCrop(t),
             negotiatesFormat: negotiatesFormat(t.output.format),
+            autoFormat: autoFormatRefusal(t) === undefined,
           })),
           ...own.map(({ templateId, name, version, updatedAt, design: { canvas } }) => ({
             own: true as const,

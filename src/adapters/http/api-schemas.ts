@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { GENERATE_FORMATS } from "../../domain/auto-format.ts";
 import { FOCUS_NAMES } from "../../domain/crop-window.ts";
 import { URL_FORMATS } from "../../domain/negotiate-format.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
@@ -116,6 +117,14 @@ export const Focus = Schema.Union([
   examples: ["auto", { x: 0.62, y: 0.3 }],
 });
 
+export const GenerateFormat = oneOf(GENERATE_FORMATS).annotate({
+  identifier: "GenerateFormat",
+  description:
+    "auto: the resultUrl serves AVIF, WebP or JPEG as the fetching browser's Accept header prefers (Vary: Accept), the result kept as a JPEG " +
+    "(data.format jpeg; an upload's transparency flattened on white). Left out: the template's own format (JPEG templates negotiate anyway). " +
+    "A template whose result is transparent or a lossless PNG (GET /templates: autoFormat false) refuses it with 400",
+});
+
 /** A catalog template's type, or custom: one of the calling account's own templates. */
 export const GenerateTemplateType = oneOf([...uniqueNames(templateTypes(TEMPLATES)), "custom"]).annotate({
   identifier: "GenerateTemplateType",
@@ -130,6 +139,7 @@ export const GenerateBody = Schema.Struct({
   }),
   templateType: GenerateTemplateType,
   focus: Schema.optionalKey(Focus),
+  format: Schema.optionalKey(GenerateFormat),
   text: Schema.optionalKey(
     Schema.Record(Schema.String, Schema.String).annotate({ identifier: "TemplateText", description: "custom templates: a text layer's content, by its name" }),
   ),

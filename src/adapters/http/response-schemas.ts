@@ -161,6 +161,9 @@ const CatalogTemplateEntry = Schema.Struct({
       "true (JPEG outputs): the resultUrl serves AVIF, WebP or JPEG as the browser's Accept header prefers, with Vary: Accept; " +
       "false: it serves output.format. Any resultUrl takes format=avif|webp|jpeg|png",
   }),
+  autoFormat: Schema.Boolean.annotate({
+    description: 'whether /generate takes format "auto" with it: false where the result is transparent or a lossless PNG',
+  }),
 }).annotate({ identifier: "CatalogTemplate" });
 
 /** One of the calling account's own templates, marked `own`: /generate draws it with templateType custom. */
