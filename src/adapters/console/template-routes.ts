@@ -69,7 +69,12 @@ export const templateRoutes = (router: Router, execute: Execute, { signedIn, sig
   };
   const refused = (ctx: Context, session: HolderSession, json: string, failure: Failure) => {
     const response = errorResponseOf(failure as ApiError);
-    if (response.status >= 500) return serverFault(ctx, failure);
+    if (response.status >= 500) {
+      // The engine's queue full or its deadline passed: the API's status and Retry-After, on a page of the console's own.
+      for (const [name, value] of Object.entries(response.headers ?? {})) ctx.set(name, value);
+      ctx.state.failure = { code: response.code, cause: failure.message ?? failure._tag };
+      return send(ctx, response.status, messagePage("Temporarily unavailable", response.message, { href: "/console/templates", label: "Back to templates" }));
+    }
     return showPage(ctx, session, response.status, { json, error: response.message, ...(response.details ? { details: response.details } : {}) });
   };
 
