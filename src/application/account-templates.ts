@@ -7,13 +7,12 @@ import {
   type TemplateVersion,
 } from "../domain/account-template.ts";
 import { echo } from "../domain/echo.ts";
-import { PLANS } from "../domain/plan.ts";
+import { type PlanId, PLANS } from "../domain/plan.ts";
 import { type Design, designIssues, TEMPLATE_NAME_PATTERN } from "../domain/template-design.ts";
 import { Clock } from "../ports/clock.ts";
 import { EngineTenant } from "../ports/engine-tenant.ts";
 import { Ids } from "../ports/ids.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
-import type { Principal } from "./authenticate.ts";
 import { handleCommand, loadState } from "./command-handler.ts";
 import { embeddedImages } from "./design-images.ts";
 import type { CommandRejected } from "./errors.ts";
@@ -30,9 +29,20 @@ export interface TemplateBody extends Design {
   readonly name: string;
 }
 
+/**
+ * Who acts on an account's templates: one of its keys (the API's Principal), or its holder signed in
+ * to the console (the session's public id); each change records which.
+ */
+export type TemplateOwner = { readonly account: { readonly accountId: string; readonly plan: PlanId } } & (
+  { readonly key: { readonly keyId: string } } | { readonly sessionId: string }
+);
+
+/** Reading needs only the account. */
+type AccountOf = { readonly account: { readonly accountId: string } };
+
 const notFound = (idOrName: string) => new NotFound({ message: `No template ${echo(idOrName)} on this account.` });
 
-const checked = (body: TemplateBody) =>
+export const checkedDesign = (body: TemplateBody) =>
   Effect.gen(function* () {
     const design: Design = { canvas: body.canvas, layers: body.layers };
     const issues = [
@@ -50,21 +60,32 @@ const checked = (body: TemplateBody) =>
     return design;
   });
 
-/** Draws the design once with its own text and images: an image that does not decode is refused now, not at the first call. */
-const drawnOnce = (principal: Principal, design: Design) =>
+/**
+ * Draws the design with its own text and images (the console's preview draws what it shows this
+ * way): an image that does not decode is refused before the design is kept, not at the first call.
+ */
+export const drawnWithOwnContent = (accountId: string, design: Design) =>
   Effect.gen(function* () {
     const images = yield* embeddedImages(design, {});
-    yield* (yield* ImageEngine).renderDesign(design, { images, text: {} });
-  }).pipe(Effect.provideService(EngineTenant, principal.account.accountId));
+    return yield* (yield* ImageEngine).renderDesign(design, { images, text: {} });
+  }).pipe(Effect.provideService(EngineTenant, accountId));
 
-const actorOf = (principal: Principal) => ({ actor: { kind: "api-key", keyId: principal.key.keyId, accountId: principal.account.accountId } as const });
+const actorOf = (owner: TemplateOwner) => {
+  const { accountId } = owner.account;
+  return {
+    actor:
+      "key" in owner
+        ? ({ kind: "api-key", keyId: owner.key.keyId, accountId } as const)
+        : ({ kind: "console", accountId, sessionId: owner.sessionId } as const),
+  };
+};
 
-const decided = (principal: Principal, command: AccountTemplateCommand) =>
-  handleCommand(accountTemplatesStreamType, accountTemplatesStream(principal.account.accountId), command, actorOf(principal)).pipe(
+const decided = (owner: TemplateOwner, command: AccountTemplateCommand) =>
+  handleCommand(accountTemplatesStreamType, accountTemplatesStream(owner.account.accountId), command, actorOf(owner)).pipe(
     Effect.catchTag("CommandRejected", (rejected): Effect.Effect<never, CommandRejected | NotFound | TemplateLimitReached> => {
       if (rejected.code === "TEMPLATE_NOT_FOUND") return Effect.fail(notFound("templateId" in command ? command.templateId : ""));
       if (rejected.code === "TEMPLATE_LIMIT_REACHED" && command.type === "CreateTemplate" && command.limit !== null) {
-        return Effect.fail(new TemplateLimitReached({ plan: principal.account.plan, limit: command.limit }));
+        return Effect.fail(new TemplateLimitReached({ plan: owner.account.plan, limit: command.limit }));
       }
       return Effect.fail(rejected);
     }),
@@ -75,12 +96,12 @@ const templateOf = (handled: { readonly state: AccountTemplatesState }, template
   return template === undefined ? Effect.die(new Error(`template ${templateId} missing after its own command`)) : Effect.succeed(template);
 };
 
-export const createTemplate = (principal: Principal, body: TemplateBody) =>
+export const createTemplate = (owner: TemplateOwner, body: TemplateBody) =>
   Effect.gen(function* () {
-    const design = yield* checked(body);
-    yield* drawnOnce(principal, design);
+    const design = yield* checkedDesign(body);
+    yield* drawnWithOwnContent(owner.account.accountId, design);
     const templateId = `tpl_${(yield* Ids).uuid().replaceAll("-", "")}`;
-    const { accountId, plan } = principal.account;
+    const { accountId, plan } = owner.account;
     const command = {
       type: "CreateTemplate",
       accountId,
@@ -90,33 +111,33 @@ export const createTemplate = (principal: Principal, body: TemplateBody) =>
       limit: PLANS[plan].accountTemplates,
       now: (yield* Clock).now(),
     } as const;
-    return yield* templateOf(yield* decided(principal, command), templateId);
+    return yield* templateOf(yield* decided(owner, command), templateId);
   });
 
 /** A new version of the template `idOrName` names. */
-export const reviseTemplate = (principal: Principal, idOrName: string, body: TemplateBody) =>
+export const reviseTemplate = (owner: TemplateOwner, idOrName: string, body: TemplateBody) =>
   Effect.gen(function* () {
-    const { templateId } = yield* getTemplate(principal, idOrName);
-    const design = yield* checked(body);
-    yield* drawnOnce(principal, design);
-    const handled = yield* decided(principal, { type: "ReviseTemplate", templateId, name: body.name, design, now: (yield* Clock).now() });
+    const { templateId } = yield* getTemplate(owner, idOrName);
+    const design = yield* checkedDesign(body);
+    yield* drawnWithOwnContent(owner.account.accountId, design);
+    const handled = yield* decided(owner, { type: "ReviseTemplate", templateId, name: body.name, design, now: (yield* Clock).now() });
     return yield* templateOf(handled, templateId);
   });
 
-export const deleteTemplate = (principal: Principal, idOrName: string) =>
+export const deleteTemplate = (owner: TemplateOwner, idOrName: string) =>
   Effect.gen(function* () {
-    const template = yield* getTemplate(principal, idOrName);
-    yield* decided(principal, { type: "DeleteTemplate", templateId: template.templateId, now: (yield* Clock).now() });
+    const template = yield* getTemplate(owner, idOrName);
+    yield* decided(owner, { type: "DeleteTemplate", templateId: template.templateId, now: (yield* Clock).now() });
     return template;
   });
 
 /** The account's templates, newest version of each, oldest first. */
-export const listAccountTemplates = (principal: Principal) =>
-  Effect.map(loadState(accountTemplatesStreamType, accountTemplatesStream(principal.account.accountId)), ({ state }) => [...state.templates.values()]);
+export const listAccountTemplates = (owner: AccountOf) =>
+  Effect.map(loadState(accountTemplatesStreamType, accountTemplatesStream(owner.account.accountId)), ({ state }) => [...state.templates.values()]);
 
 /** One of the account's templates by its id or its name; any other account's is not found. */
-export const getTemplate = (principal: Principal, idOrName: string) =>
-  Effect.flatMap(loadState(accountTemplatesStreamType, accountTemplatesStream(principal.account.accountId)), ({ state }) => {
+export const getTemplate = (owner: AccountOf, idOrName: string) =>
+  Effect.flatMap(loadState(accountTemplatesStreamType, accountTemplatesStream(owner.account.accountId)), ({ state }) => {
     const template = findAccountTemplate(state, idOrName);
     return template === undefined ? Effect.fail(notFound(idOrName)) : Effect.succeed<TemplateVersion>(template);
   });

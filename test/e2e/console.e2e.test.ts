@@ -194,7 +194,7 @@ describe("the account console", () => {
     const overview = await service.client.request("GET", "/console", { headers: { Cookie: session } });
     const csrf = /name="csrf" value="([^"]+)"/.exec(overview.body.toString())![1]!;
     expect(overview.headers["content-security-policy"]).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
 
     const attempts = [
@@ -397,6 +397,84 @@ describe("the account console", () => {
     // That sign-in handed its token back; a wrong password never does.
     expect((await postForm("/console/sign-in", { email, password: "wrong again" })).status).toBe(401);
     expect((await postForm("/console/sign-in", { email, password: "wrong once more" })).status).toBe(429);
+  });
+
+  it("Templates: a live preview drawn by the service, the API's own details in place, create (the API sees it), delete with the CSRF token", async () => {
+    const { accountId } = await openAccount("free");
+    const { context, page, cspViolations } = await newPage();
+    await page.goto(base() + (await invitePath(accountId)));
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("Confirm password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.waitForURL(`${base()}/console`);
+    // A key made here rather than by another itsctl process (seconds each on a loaded machine).
+    await page.goto(`${base()}/console/keys/new`);
+    await page.getByLabel("Key name").fill("templates");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key-secret").textContent())!.trim();
+    await page.getByRole("link", { name: "Templates" }).click();
+    await page.waitForURL(`${base()}/console/templates`);
+    expect(await page.getByText(/No templates of your own yet/).count()).toBe(1);
+
+    // The sample design's live preview, drawn by the service: the photo's box grey, a dark PREVIEW band at the bottom.
+    const pixel = (x: number, y: number) =>
+      page.evaluate<Array<number>>(`(() => {
+        const picture = document.getElementById("preview-image");
+        const canvas = Object.assign(document.createElement("canvas"), { width: picture.naturalWidth, height: picture.naturalHeight });
+        const drawing = canvas.getContext("2d");
+        drawing.drawImage(picture, 0, 0);
+        return [picture.naturalWidth, ...drawing.getImageData(${x}, ${y}, 1, 1).data.slice(0, 3)];
+      })()`);
+    await page.locator("#preview-image").waitFor({ state: "visible" });
+    expect(await pixel(300, 200)).toEqual([1200, 0x8a, 0x94, 0xa0]);
+    const [, ...band] = await pixel(900, 625);
+    expect(Math.max(...band)).toBeLessThan(40);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // A broken design: the form shows the details POST /api/templates answers with, word for word.
+    const broken = JSON.parse(await page.getByLabel(/^Template \(JSON/).inputValue()) as { layers: Array<Record<string, unknown>> };
+    broken.layers[1] = { ...broken.layers[1], box: { x: 1100, y: 80, width: 520, height: 260 }, font: "Comic Sans" };
+    broken.layers.push({ type: "sticker", box: { x: 0, y: 0, width: 10, height: 10 } });
+    const api = await service.client.request("POST", "/api/templates", { key, body: broken });
+    expect(api.status).toBe(400);
+    const apiDetails = (api.json.error.details as Array<{ path: string; message: string }>).map(({ path: at, message }) => `${at}: ${message}`);
+    expect(apiDetails.length).toBeGreaterThan(1);
+    await page.getByLabel(/^Template \(JSON/).fill(JSON.stringify(broken, null, 2));
+    await expect.poll(() => page.getByTestId("design-errors").locator("li").allTextContents()).toEqual(apiDetails);
+    expect(await page.locator("#preview-status").textContent()).toContain("No preview");
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    // Sent without the script's help, Create answers 400 with the same list beside the text as typed.
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.waitForURL(`${base()}/console/templates`);
+    expect(await page.getByTestId("design-errors").locator("li").allTextContents()).toEqual(apiDetails);
+    expect(JSON.parse(await page.getByLabel(/^Template \(JSON/).inputValue())).toEqual(broken);
+
+    // The sample as it stands: made, listed with its preview, and drawn by /generate with the key.
+    await page.goto(`${base()}/console/templates`);
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.waitForURL(`${base()}/console/templates`);
+    const row = page.getByTestId("template-row");
+    expect(await row.count()).toBe(1);
+    const templateId = (await row.getAttribute("data-template-id"))!;
+    await expect.poll(() => row.locator("img").evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1200);
+    // The API's own view of it: the same template, made by the holder in the console.
+    const kept = await service.client.request("GET", "/api/templates/launch-card", { key });
+    expect(kept.status).toBe(200);
+    expect(kept.json.data).toMatchObject({ id: templateId, version: 1, canvas: { width: 1200, height: 630 } });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, "templates");
+
+    // Delete: refused without the session's token, done with it.
+    const session = (await context.cookies()).find((c) => c.name === "__Host-its-console-session")!;
+    const tokenless = await postForm(`/console/templates/${templateId}/delete`, {}, { Cookie: `${session.name}=${session.value}` });
+    expect(tokenless.status).toBe(403);
+    expect((await service.client.request("GET", `/api/templates/${templateId}`, { key })).status).toBe(200);
+    await page.getByRole("button", { name: "Delete launch-card" }).click();
+    await page.waitForURL(`${base()}/console/templates`);
+    expect(await page.getByTestId("template-row").count()).toBe(0);
+    expect((await service.client.request("GET", `/api/templates/${templateId}`, { key })).status).toBe(404);
+    expect(cspViolations).toEqual([]);
+    await context.close();
   });
 
   // Last: it spends this address's sign-in budget, which every test here shares.

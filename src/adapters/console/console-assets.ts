@@ -55,6 +55,12 @@ h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 .legend .swatch { display: inline-block; width: .8rem; height: .8rem; margin-right: .35rem; border-radius: 2px; }
 .narrow { max-width: 32rem; margin: 3rem auto; }
 form.toolbar { margin: 0 0 1.25rem; }
+textarea { font: .85rem/1.4 ui-monospace, monospace; width: 100%; padding: .5rem; border: 1px solid var(--muted); border-radius: 6px; resize: vertical; }
+.editor { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem; align-items: start; }
+.preview { margin: 0; }
+.preview img, img.thumb { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+.preview figcaption { color: var(--muted); font-size: .9rem; margin-top: .35rem; }
+ul.error { margin: .5rem 0 0; padding-left: 1.25rem; font-weight: 400; }
 /* Phones: the navigation gets a row of its own; tables of keys and requests become one card per row,
    each cell under its column's name, so no action hides beyond the right edge. */
 @media (max-width: 40rem) {
@@ -64,6 +70,7 @@ form.toolbar { margin: 0 0 1.25rem; }
   header.top > span { overflow-wrap: anywhere; }
   dl.facts { grid-template-columns: 1fr; }
   .chart text { font-size: 20px; }
+  .editor { grid-template-columns: 1fr; }
   table.stack thead { position: absolute; left: -999px; }
   table.stack tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
   table.stack td { display: grid; grid-template-columns: 7rem 1fr; gap: .5rem; border: 0; padding: .2rem 0; overflow-wrap: anywhere; }
@@ -81,6 +88,37 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
     await navigator.clipboard.writeText(source.textContent.trim());
     button.textContent = "Copied";
   });
+}
+// The template form's live preview: what is typed is sent as the Preview button would send it, a
+// moment after typing stops; a picture replaces the last one, a refusal's details replace the errors.
+const templateForm = document.getElementById("template-form");
+if (templateForm) {
+  const picture = document.getElementById("preview-image");
+  const status = document.getElementById("preview-status");
+  const errors = document.getElementById("design-errors");
+  let timer, asked = 0;
+  const preview = async () => {
+    const mine = ++asked;
+    status.textContent = "Drawing the preview…";
+    const reply = await fetch("/console/templates/preview", { method: "POST", body: new URLSearchParams(new FormData(templateForm)) });
+    if (mine !== asked) return;
+    if ((reply.headers.get("Content-Type") || "").startsWith("image/")) {
+      if (picture.src) URL.revokeObjectURL(picture.src);
+      picture.src = URL.createObjectURL(await reply.blob());
+      picture.hidden = false;
+      errors.replaceChildren();
+      status.textContent = "Preview: drawn by the service with the design's own text, marked PREVIEW and not charged.";
+      return;
+    }
+    const page = new DOMParser().parseFromString(await reply.text(), "text/html");
+    const shown = page.getElementById("design-errors");
+    errors.replaceChildren(...(shown ? shown.childNodes : []));
+    // Not the form's refusal (a body over the limit, a session that ended): the page's own words.
+    status.textContent = shown ? "No preview: the design breaks a rule (listed under it)." : page.querySelector("main p")?.textContent || "No preview.";
+  };
+  templateForm.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(preview, 600); });
+  document.getElementById("preview-button").addEventListener("click", (event) => { event.preventDefault(); preview(); });
+  preview();
 }
 `;
 

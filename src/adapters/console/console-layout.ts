@@ -2,7 +2,7 @@ import { CONSOLE_ASSETS } from "./console-assets.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /** The console's pages: server-rendered HTML, every action a plain form. */
-type Section = "overview" | "keys" | "requests" | "bill";
+type Section = "overview" | "keys" | "templates" | "requests" | "bill";
 
 interface Layout {
   readonly title: string;
@@ -16,6 +16,7 @@ const asset = (name: keyof typeof CONSOLE_ASSETS) => `/console/assets/${name}?v=
 const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ["overview", "/console", "Overview"],
   ["keys", "/console/keys", "API keys"],
+  ["templates", "/console/templates", "Templates"],
   ["requests", "/console/requests", "Recent requests"],
   ["bill", "/console/bill", "Bill"],
 ];

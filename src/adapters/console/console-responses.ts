@@ -14,9 +14,12 @@ export type ConsoleRun = RunEffect<AppServices | PasswordHasher>;
 /** A use case's declared failure, as the console's handlers tell them apart. */
 export type Failure = { readonly _tag: string; readonly code?: string; readonly message?: string; readonly retryAfterSeconds?: number };
 
-/** No inline script or style anywhere: the policy needs no hashes. */
+/**
+ * No inline script or style anywhere: the policy needs no hashes. Images are our own, or blob: for
+ * the template preview console.js fetches (a POST, so no img src can name it); connect-src 'self' for that fetch.
+ */
 const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const consoleHeaders: Middleware = async (ctx, next) => {
   ctx.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);

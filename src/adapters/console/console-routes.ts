@@ -24,6 +24,7 @@ import { clearCookie, NEW_KEY_COOKIE, readCookie, SESSION_COOKIE, setCookie } fr
 import { deleteKeyPage, keysPage, newKeyPage } from "./key-pages.ts";
 import { NEW_KEY_FLASH_SECONDS, openNewKey, sealNewKey } from "./new-key-flash.ts";
 import { overviewPage, requestsPage } from "./overview-pages.ts";
+import { templateRoutes } from "./template-routes.ts";
 
 export interface ConsoleRoutesOptions {
   readonly run: ConsoleRun;
@@ -59,7 +60,8 @@ const keyOf = (ctx: Context, view: ConsoleView) => {
 export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
   const { run, cookieKey } = options;
   const execute = executor(run);
-  const { viewOf, signedIn, form, signedInForm } = sessionGuards(execute, new URL(options.publicBaseUrl).origin);
+  const guards = sessionGuards(execute, new URL(options.publicBaseUrl).origin);
+  const { viewOf, signedIn, form, signedInForm } = guards;
   const router = new Router({ prefix: "/console" });
   router.use(consoleHeaders);
 
@@ -154,6 +156,7 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
     signedIn((ctx, { session, view }) => send(ctx, 200, requestsPage(view, session.csrfToken))),
   );
   billRoutes(router, execute, signedIn);
+  templateRoutes(router, execute, guards);
   router.get(
     "/keys",
     signedIn((ctx, { session, view }) => {

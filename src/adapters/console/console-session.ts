@@ -42,10 +42,10 @@ export const sessionGuards = (execute: Execute, origin: string) => {
       }),
     );
 
-  const readPost = async (ctx: Context): Promise<Form | undefined> => {
+  const readPost = async (ctx: Context, limit?: number): Promise<Form | undefined> => {
     if (!fromOurOrigin(ctx)) return void refuseCrossSite(ctx);
     try {
-      return await readForm(ctx);
+      return await readForm(ctx, limit);
     } catch (error) {
       if (!(error instanceof FormRefused)) throw error;
       return void send(ctx, error.status, messagePage("Request refused", "The form could not be read."));
@@ -73,9 +73,9 @@ export const sessionGuards = (execute: Execute, origin: string) => {
     };
 
   const signedInForm =
-    (handler: Handler<{ readonly session: HolderSession; readonly form: Form }>): Middleware =>
+    (handler: Handler<{ readonly session: HolderSession; readonly form: Form }>, limit?: number): Middleware =>
     async (ctx) => {
-      const fields = await readPost(ctx);
+      const fields = await readPost(ctx, limit);
       if (fields === undefined) return;
       const result = await execute(ctx, resolveSessionForChange(sessionCookie(ctx), fields.get("csrf") ?? ""));
       if (result === undefined) return;
