@@ -14,28 +14,37 @@ import { ServiceSettings } from "./settings.ts";
 import { storeResult } from "./store-result.ts";
 
 /** The templateType that names one of the calling account's own templates (by name or id). */
-export const CUSTOM_TEMPLATE_TYPE = "custom";
+export const CUSTOM_TEMPLATE_TYPE = "custom" as const;
 
-/** A catalog template's call (image required), or an account template's (AccountTemplateCall). */
-export interface GenerateInput extends AccountTemplateCall {
+/** A catalog template's call: the pair is checked against the catalog here, each value already one the catalog knows. */
+export interface CatalogTemplateCall {
   readonly templateType: string;
+  readonly template: string;
+  readonly image: string;
+  readonly focus?: Focus;
 }
+
+type CustomTemplateCall = AccountTemplateCall & { readonly templateType: typeof CUSTOM_TEMPLATE_TYPE };
+
+/** A catalog template's call, or an account template's (templateType custom). */
+export type GenerateInput = CatalogTemplateCall | CustomTemplateCall;
+
+const isCustom = (input: GenerateInput): input is CustomTemplateCall => input.templateType === CUSTOM_TEMPLATE_TYPE;
 
 /** How the audit trail records the focus asked for. */
 const focusParameter = (focus: Focus | undefined): Readonly<Record<string, string>> =>
   focus === undefined ? {} : { focus: typeof focus === "string" ? focus : `${focus.x},${focus.y}` };
 
 /** A catalog template's work: its recipe applied to the client's image. */
-const catalogWork = (principal: Principal, input: GenerateInput) =>
+const catalogWork = (principal: Principal, input: CatalogTemplateCall) =>
   Effect.gen(function* () {
     const lookup = findTemplate(input.templateType, input.template, TEMPLATES);
     if (!lookup.found) {
       const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}${lookup.field === "templateType" ? `, or ${CUSTOM_TEMPLATE_TYPE} for your own templates` : ""}.`;
       return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
     }
-    const template = lookup.template;
-    if (input.image === undefined) return yield* new InvalidRequest({ message: "image is required.", details: [{ path: "image", message: "is required" }] });
-    const image = input.image;
+    const { template } = lookup;
+    const { image } = input;
     const entitled = yield* entitle(principal, "generate");
     if (!template.plans.includes(principal.account.plan)) {
       return yield* new InsufficientPermissions({
@@ -61,7 +70,7 @@ const catalogWork = (principal: Principal, input: GenerateInput) =>
   });
 
 /** An account template's work: its design drawn with the call's image, text and images. */
-const customWork = (principal: Principal, input: GenerateInput) =>
+const customWork = (principal: Principal, input: AccountTemplateCall) =>
   Effect.gen(function* () {
     const { template, process } = yield* accountTemplateWork(principal, input);
     const entitled = yield* entitle(principal, "generate");
@@ -81,6 +90,6 @@ const customWork = (principal: Principal, input: GenerateInput) =>
  */
 export const generate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
-    const { entitled, parameters, process } = yield* input.templateType === CUSTOM_TEMPLATE_TYPE ? customWork(principal, input) : catalogWork(principal, input);
+    const { entitled, parameters, process } = yield* isCustom(input) ? customWork(principal, input) : catalogWork(principal, input);
     return yield* runTransformation(entitled, { ...parameters, ...focusParameter(input.focus) }, process);
   });
