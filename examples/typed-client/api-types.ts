@@ -1378,21 +1378,23 @@ export interface components {
          * @enum {string}
          */
         GenerateTemplateType: "social" | "avatar" | "filter" | "enhance" | "frame" | "thumbnail" | "format" | "background" | "custom";
-        /** @description image is required for a catalog template and for a custom template with a photo layer */
-        GenerateImageRequest: {
+        /** @description a catalog template applied to an image, or (templateType custom) one of your own templates drawn */
+        GenerateImageRequest: components["schemas"]["CatalogGenerateRequest"] | components["schemas"]["CustomGenerateRequest"];
+        /** @description one of your own templates drawn: image fills its photo layer (required when it has one), text and images its named layers */
+        CustomGenerateRequest: {
+            templateType: components["schemas"]["CustomTemplateType"];
+            template: components["schemas"]["CustomTemplateRef"];
             image?: components["schemas"]["ImageData"];
-            template: components["schemas"]["GenerateTemplate"];
-            templateType: components["schemas"]["GenerateTemplateType"];
             focus?: components["schemas"]["Focus"];
             format?: components["schemas"]["GenerateFormat"];
             text?: components["schemas"]["TemplateText"];
             images?: components["schemas"]["TemplateImages"];
         };
-        /** @description custom templates: an image layer's picture, by its name */
+        /** @description an image layer's picture, by its name */
         TemplateImages: {
             [key: string]: components["schemas"]["ImageData"];
         };
-        /** @description custom templates: a text layer's content, by its name */
+        /** @description a text layer's content, by its name */
         TemplateText: {
             [key: string]: string;
         };
@@ -1417,8 +1419,21 @@ export interface components {
         };
         /** @enum {string} */
         FocusName: "auto" | "face" | "attention" | "centre";
-        /** @description a catalog template's name (e.g. instagram-square), or with templateType custom your template's name or id */
-        GenerateTemplate: string;
+        /** @description your template's name or id */
+        CustomTemplateRef: string;
+        /**
+         * @description one of your own templates (POST /templates)
+         * @enum {string}
+         */
+        CustomTemplateType: "custom";
+        /** @description a template of GET /templates applied to image */
+        CatalogGenerateRequest: {
+            image: components["schemas"]["ImageData"];
+            template: components["schemas"]["TemplateName"];
+            templateType: components["schemas"]["TemplateType"];
+            focus?: components["schemas"]["Focus"];
+            format?: components["schemas"]["GenerateFormat"];
+        };
     };
     responses: never;
     parameters: never;

@@ -1,5 +1,6 @@
 import { Effect } from "effect";
-import { autoFormatOutput, autoFormatRefusal } from "../domain/auto-format.ts";
+import { autoFormatOutput, autoFormatRefusal, type GenerateFormat } from "../domain/auto-format.ts";
+import type { Focus } from "../domain/crop-window.ts";
 import { echo } from "../domain/echo.ts";
 import { findTemplate, TEMPLATES } from "../domain/template-catalog.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
@@ -14,12 +15,23 @@ import { ServiceSettings } from "./settings.ts";
 import { storeResult } from "./store-result.ts";
 
 /** The templateType that names one of the calling account's own templates (by name or id). */
-export const CUSTOM_TEMPLATE_TYPE = "custom";
+export const CUSTOM_TEMPLATE_TYPE = "custom" as const;
 
-/** A catalog template's call (image required), or an account template's (AccountTemplateCall). */
-export interface GenerateInput extends AccountTemplateCall {
+/** A catalog template's call: the pair is checked against the catalog here, each value already one the catalog knows. */
+export interface CatalogTemplateCall {
   readonly templateType: string;
+  readonly template: string;
+  readonly image: string;
+  readonly focus?: Focus;
+  readonly format?: GenerateFormat;
 }
+
+type CustomTemplateCall = AccountTemplateCall & { readonly templateType: typeof CUSTOM_TEMPLATE_TYPE };
+
+/** A catalog template's call, or an account template's (templateType custom). */
+export type GenerateInput = CatalogTemplateCall | CustomTemplateCall;
+
+const isCustom = (input: GenerateInput): input is CustomTemplateCall => input.templateType === CUSTOM_TEMPLATE_TYPE;
 
 /** How the audit trail records the focus and the format asked for. */
 const choiceParameters = ({ focus, format }: GenerateInput): Readonly<Record<string, string>> => ({
@@ -30,7 +42,7 @@ const choiceParameters = ({ focus, format }: GenerateInput): Readonly<Record<str
 const formatRefused = (message: string) => new InvalidRequest({ message: `format: ${message}.`, details: [{ path: "format", message }] });
 
 /** A catalog template's work: its recipe applied to the client's image. */
-const catalogWork = (principal: Principal, input: GenerateInput) =>
+const catalogWork = (principal: Principal, input: CatalogTemplateCall) =>
   Effect.gen(function* () {
     const lookup = findTemplate(input.templateType, input.template, TEMPLATES);
     if (!lookup.found) {
@@ -41,8 +53,7 @@ const catalogWork = (principal: Principal, input: GenerateInput) =>
     if (refusal !== undefined) return yield* formatRefused(refusal);
     // An auto result is kept as a JPEG, which its result URL negotiates (auto-format.ts).
     const template = input.format === "auto" ? { ...lookup.template, output: autoFormatOutput(lookup.template.output) } : lookup.template;
-    if (input.image === undefined) return yield* new InvalidRequest({ message: "image is required.", details: [{ path: "image", message: "is required" }] });
-    const image = input.image;
+    const { image } = input;
     const entitled = yield* entitle(principal, "generate");
     if (!template.plans.includes(principal.account.plan)) {
       return yield* new InsufficientPermissions({
@@ -68,7 +79,7 @@ const catalogWork = (principal: Principal, input: GenerateInput) =>
   });
 
 /** An account template's work: its design drawn with the call's image, text and images. */
-const customWork = (principal: Principal, input: GenerateInput) =>
+const customWork = (principal: Principal, input: AccountTemplateCall) =>
   Effect.gen(function* () {
     const { template, process } = yield* accountTemplateWork(principal, input);
     const entitled = yield* entitle(principal, "generate");
@@ -88,6 +99,6 @@ const customWork = (principal: Principal, input: GenerateInput) =>
  */
 export const generate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
-    const { entitled, parameters, process } = yield* input.templateType === CUSTOM_TEMPLATE_TYPE ? customWork(principal, input) : catalogWork(principal, input);
+    const { entitled, parameters, process } = yield* isCustom(input) ? customWork(principal, input) : catalogWork(principal, input);
     return yield* runTransformation(entitled, { ...parameters, ...choiceParameters(input) }, process);
   });

@@ -255,6 +255,12 @@ describe("bad input gets the right 4xx with the error body, and uses no quota", 
     expect(wrongTypes.json.error.details).toEqual([{ path: "image", message: expect.any(String) }]);
     const unknown = await generate(key, { image, template: "nope", templateType: "social" });
     expect(unknown.json.error.message).toContain("instagram-square");
+    // templateType custom picks the account-template form: only its own fields are named, not the catalog form's.
+    const custom = await generate(key, { templateType: "custom", template: 5, text: { title: 1 } });
+    expect(custom.json.error.details).toEqual([
+      { path: "template", message: expect.any(String) },
+      { path: "text.title", message: expect.any(String) },
+    ]);
     expect((await profile(key)).json.data.quota.used).toBe(0);
   });
 
@@ -328,6 +334,26 @@ describe("the OpenAPI document", () => {
     }
     expect(document.paths["/generate"].post.responses["422"].description).toContain("IDEMPOTENCY_KEY_REUSED");
     expect(document.paths["/generate"].post.parameters).toEqual([expect.objectContaining({ name: "idempotency-key", in: "header", required: false })]);
+  });
+
+  it("declares /generate's two bodies: the catalog one with the catalog's templates and types as enums, and the custom one", async () => {
+    const document = await served();
+    const { keys } = await provisionAccount(service.env, "free");
+    const catalog = (await service.client.request("GET", "/api/templates", { key: keys[0]!.key })).json.data.templates as Array<{
+      template: string;
+      templateType: string;
+    }>;
+    const schemas = document.components.schemas as Record<string, { anyOf?: Array<{ $ref: string }>; enum?: string[]; required?: string[] }>;
+    const component = (ref: { $ref?: string }) => schemas[ref.$ref!.replace("#/components/schemas/", "")]!;
+    const body = component(document.paths["/generate"].post.requestBody.content["application/json"].schema);
+    const forms = body.anyOf!.map((ref) => component(ref) as { properties: Record<string, { $ref: string }>; required: string[] });
+    const [catalogForm, customForm] = forms;
+    expect(forms).toHaveLength(2);
+    expect(component(catalogForm!.properties["template"]!).enum!.sort()).toEqual([...new Set(catalog.map((t) => t.template))].sort());
+    expect(component(catalogForm!.properties["templateType"]!).enum!.sort()).toEqual([...new Set(catalog.map((t) => t.templateType))].sort());
+    expect(catalogForm!.required.sort()).toEqual(["image", "template", "templateType"]);
+    expect(component(customForm!.properties["templateType"]!).enum).toEqual(["custom"]);
+    expect(customForm!.required.sort()).toEqual(["template", "templateType"]);
   });
 
   it("passes Spectral's spectral:oas rules with no error and no warning", async () => {

@@ -96,6 +96,7 @@ export const TemplateName = oneOf(uniqueNames(TEMPLATES.map((t) => t.template)))
 });
 export const TemplateType = oneOf(uniqueNames(templateTypes(TEMPLATES))).annotate({
   identifier: "TemplateType",
+  message: `must be one of ${uniqueNames(templateTypes(TEMPLATES)).join(", ")}, or custom for your own templates`,
   description: "a template's type, e.g. social",
 });
 
@@ -125,30 +126,46 @@ export const GenerateFormat = oneOf(GENERATE_FORMATS).annotate({
     "A template whose result is transparent or a lossless PNG (GET /templates: autoFormat false) refuses it with 400",
 });
 
-/** A catalog template's type, or custom: one of the calling account's own templates. */
+/** A catalog template's type, or custom: one of the calling account's own templates (what a result says it was made with). */
 export const GenerateTemplateType = oneOf([...uniqueNames(templateTypes(TEMPLATES)), "custom"]).annotate({
   identifier: "GenerateTemplateType",
   description: "a catalog template's type (GET /templates), or custom for one of your own templates (POST /templates)",
 });
 
-export const GenerateBody = Schema.Struct({
-  image: Schema.optionalKey(ImageData),
+/** A catalog template applied to the image: template and templateType from the catalog the use case checks against. */
+const CatalogGenerateRequest = Schema.Struct({
+  image: ImageData,
+  template: TemplateName,
+  templateType: TemplateType,
+  focus: Schema.optionalKey(Focus),
+  format: Schema.optionalKey(GenerateFormat),
+}).annotate({ identifier: "CatalogGenerateRequest", description: "a template of GET /templates applied to image" });
+
+/** One of the account's own templates drawn: `templateType: "custom"` picks this form, and only this form judges the body. */
+const CustomGenerateRequest = Schema.Struct({
+  templateType: Schema.Literal("custom").annotate({ identifier: "CustomTemplateType", description: "one of your own templates (POST /templates)" }),
   template: Schema.String.annotate({
-    identifier: "GenerateTemplate",
-    description: "a catalog template's name (e.g. instagram-square), or with templateType custom your template's name or id",
+    identifier: "CustomTemplateRef",
+    description: "your template's name or id",
+    message: "must be a string: your template's name or id",
   }),
-  templateType: GenerateTemplateType,
+  image: Schema.optionalKey(ImageData),
   focus: Schema.optionalKey(Focus),
   format: Schema.optionalKey(GenerateFormat),
   text: Schema.optionalKey(
-    Schema.Record(Schema.String, Schema.String).annotate({ identifier: "TemplateText", description: "custom templates: a text layer's content, by its name" }),
+    Schema.Record(Schema.String, Schema.String).annotate({ identifier: "TemplateText", description: "a text layer's content, by its name" }),
   ),
   images: Schema.optionalKey(
-    Schema.Record(Schema.String, ImageData).annotate({ identifier: "TemplateImages", description: "custom templates: an image layer's picture, by its name" }),
+    Schema.Record(Schema.String, ImageData).annotate({ identifier: "TemplateImages", description: "an image layer's picture, by its name" }),
   ),
 }).annotate({
+  identifier: "CustomGenerateRequest",
+  description: "one of your own templates drawn: image fills its photo layer (required when it has one), text and images its named layers",
+});
+
+export const GenerateBody = Schema.Union([CatalogGenerateRequest, CustomGenerateRequest]).annotate({
   identifier: "GenerateImageRequest",
-  description: "image is required for a catalog template and for a custom template with a photo layer",
+  description: "a catalog template applied to an image, or (templateType custom) one of your own templates drawn",
 });
 
 /** ?format= on a result URL: outside its signature, since it only picks a representation of the same result (docs/api-decisions.md). */

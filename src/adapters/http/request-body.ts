@@ -1,5 +1,5 @@
 import type http from "node:http";
-import { Effect, Result, Schema, SchemaIssue } from "effect";
+import { Effect, Result, Schema, SchemaAST, SchemaIssue } from "effect";
 import type { Context } from "koa";
 import getRawBody from "raw-body";
 import { InvalidRequest } from "../../application/errors.ts";
@@ -57,10 +57,26 @@ export const readBody = async (ctx: Context, limit: number): Promise<Buffer | Er
 /** Decodes a request body with its Schema; every offending field is named in `error.details`. */
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1();
 
+/**
+ * A body that names a union's form by its literal field (`templateType: "custom"`) is judged by
+ * that form alone: what the other forms would have wanted is no detail of its mistake.
+ */
+const ofNamedForm = (issue: SchemaIssue.Issue, body: unknown): SchemaIssue.Issue => {
+  if (issue._tag !== "AnyOf" || typeof body !== "object" || body === null) return issue;
+  const fields = body as Readonly<Record<PropertyKey, unknown>>;
+  const named = issue.issues.filter(
+    (form) =>
+      form._tag === "Composite" &&
+      SchemaAST.isObjects(form.ast) &&
+      form.ast.propertySignatures.some(({ name, type }) => SchemaAST.isLiteral(type) && Object.hasOwn(fields, name) && fields[name] === type.literal),
+  );
+  return named.length > 0 ? new SchemaIssue.AnyOf(issue.ast, named) : issue;
+};
+
 export const decodeBody = <S extends Schema.Decoder<unknown>>(schema: S, body: unknown): Effect.Effect<S["Type"], InvalidRequest> => {
   const decoded = Schema.decodeUnknownResult(schema)(body ?? {}, { errors: "all" });
   if (Result.isSuccess(decoded)) return Effect.succeed(decoded.success);
-  const all = formatIssues(decoded.failure.issue).issues.map((issue) => ({
+  const all = formatIssues(ofNamedForm(decoded.failure.issue, body)).issues.map((issue) => ({
     path: echo((issue.path ?? []).map(String).join(".") || "body"),
     message: echo(issue.message, 256),
   }));
