@@ -8,7 +8,7 @@ import {
 } from "../domain/account-template.ts";
 import { echo } from "../domain/echo.ts";
 import { PLANS } from "../domain/plan.ts";
-import { type Design, designIssues, TEMPLATE_NAME_PATTERN } from "../domain/template-design.ts";
+import { type Design, designIssues, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from "../domain/template-design.ts";
 import { Clock } from "../ports/clock.ts";
 import { EngineTenant } from "../ports/engine-tenant.ts";
 import { Ids } from "../ports/ids.ts";
@@ -35,12 +35,7 @@ const notFound = (idOrName: string) => new NotFound({ message: `No template ${ec
 const checked = (body: TemplateBody) =>
   Effect.gen(function* () {
     const design: Design = { canvas: body.canvas, layers: body.layers };
-    const issues = [
-      ...(TEMPLATE_NAME_PATTERN.test(body.name)
-        ? []
-        : [{ path: "name", message: "must be 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit, not tpl_" }]),
-      ...designIssues(design),
-    ];
+    const issues = [...(TEMPLATE_NAME_PATTERN.test(body.name) ? [] : [{ path: "name", message: TEMPLATE_NAME_RULE }]), ...designIssues(design)];
     if (issues.length > 0) {
       return yield* new InvalidRequest({
         message: `The template breaks ${issues.length === 1 ? "a rule" : `${issues.length} rules`}; see details.`,

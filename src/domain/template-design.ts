@@ -7,9 +7,37 @@
 export const LAYER_TYPES = ["text", "image", "photo", "shape"] as const;
 export type LayerType = (typeof LAYER_TYPES)[number];
 
-/** Families that ship in Debian's fonts-dejavu-core and fonts-noto-core (tools/system-packages/ensure.sh). */
-export const TEMPLATE_FONTS = ["DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono", "Noto Sans", "Noto Serif"] as const;
+/**
+ * The families a text layer may name: Debian's fonts-dejavu-core, fonts-noto-core and fonts-noto-cjk
+ * (the Dockerfile; tools/system-packages/ensure.sh for tests). The one list: the body's schema,
+ * the design's rules and GET /templates/fonts all read it. A character a family lacks is drawn
+ * from another of them (fontconfig's fallback): Arabic, Hebrew and CJK text draws in any family.
+ */
+export const TEMPLATE_FONTS = [
+  "DejaVu Sans",
+  "DejaVu Serif",
+  "DejaVu Sans Mono",
+  "Noto Sans",
+  "Noto Serif",
+  "Noto Sans Arabic",
+  "Noto Sans Hebrew",
+  "Noto Sans CJK SC",
+  "Noto Sans CJK TC",
+] as const;
 export type TemplateFont = (typeof TEMPLATE_FONTS)[number];
+
+/** The scripts each family draws with glyphs of its own. */
+export const FONT_SCRIPTS: Readonly<Record<TemplateFont, ReadonlyArray<string>>> = {
+  "DejaVu Sans": ["Latin", "Greek", "Cyrillic"],
+  "DejaVu Serif": ["Latin", "Greek", "Cyrillic"],
+  "DejaVu Sans Mono": ["Latin", "Greek", "Cyrillic"],
+  "Noto Sans": ["Latin", "Greek", "Cyrillic"],
+  "Noto Serif": ["Latin", "Greek", "Cyrillic"],
+  "Noto Sans Arabic": ["Arabic"],
+  "Noto Sans Hebrew": ["Hebrew"],
+  "Noto Sans CJK SC": ["Simplified Chinese", "Japanese", "Korean", "Latin"],
+  "Noto Sans CJK TC": ["Traditional Chinese", "Japanese", "Korean", "Latin"],
+};
 
 export const CANVAS_FORMATS = ["png", "jpeg", "webp"] as const;
 export const TEXT_ALIGNMENTS = ["left", "center", "right"] as const;
@@ -35,8 +63,12 @@ export const DESIGN_LIMITS = {
 export const COLOUR_PATTERN = /^#[0-9a-fA-F]{6}(?:[0-9a-fA-F]{2})?$/;
 /** A layer's name: what a call's text and images refer to it by. */
 export const DESIGN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** A template's name: the same, but never shaped like a template id (tpl_…), so a reference by either is one template. */
-export const TEMPLATE_NAME_PATTERN = /^(?!tpl_)[a-z0-9][a-z0-9_-]{0,63}$/;
+/**
+ * A template's name: the same, but never shaped like a template id (tpl_…), so a reference by either
+ * is one template, and never `fonts`, which /templates/fonts answers.
+ */
+export const TEMPLATE_NAME_PATTERN = /^(?!tpl_|fonts$)[a-z0-9][a-z0-9_-]{0,63}$/;
+export const TEMPLATE_NAME_RULE = "must be 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit, neither tpl_… nor fonts";
 
 export interface DesignBox {
   readonly x: number;
