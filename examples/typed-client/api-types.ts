@@ -117,7 +117,7 @@ export interface paths {
         };
         /**
          * The fonts of templates' text layers
-         * @description The values a text layer's font may take; any other is a 400. A character the family lacks (Arabic, Hebrew, Chinese in a Latin family) is drawn from another family of the list.
+         * @description The values a text layer's font may take; any other is a 400. A character the family lacks (Arabic, Hebrew, Chinese in a Latin family) is drawn from another family of the list. Emoji are refused (400, naming each): no colour emoji font is installed.
          */
         get: operations["listTemplateFonts"];
         put?: never;
@@ -884,9 +884,14 @@ export interface components {
             minSize: number;
             /** @enum {string} */
             align?: "left" | "center" | "right";
-            /** @description a multiple of the font size; default 1.2 */
+            /**
+             * @description where the lines sit in the box; default top
+             * @enum {string}
+             */
+            valign?: "top" | "middle" | "bottom";
+            /** @description a multiple of the font size, 0.8 to 3; default 1.2 */
             lineHeight?: number;
-            /** @description 500 characters at most; a call's text.<name> replaces it */
+            /** @description 500 characters at most, no emoji (refused, naming each: no colour emoji font is installed); a call's text.<name> replaces it */
             text: string;
         };
         /** @description 16 to 4096 pixels a side, 8400000 pixels at most */

@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import type { Focus } from "../domain/crop-window.ts";
-import { DESIGN_LIMITS } from "../domain/template-design.ts";
+import { DESIGN_LIMITS, textContentIssues } from "../domain/template-design.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
 import { getTemplate } from "./account-templates.ts";
@@ -52,6 +52,7 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
     for (const [name, text] of Object.entries(call.text ?? {})) {
       if (text.length > DESIGN_LIMITS.maxTextLength)
         issues.push({ path: `text.${name}`, message: `${text.length} characters; the limit is ${DESIGN_LIMITS.maxTextLength}` });
+      issues.push(...textContentIssues(text, `text.${name}`));
     }
     const hasPhoto = design.layers.some((layer) => layer.type === "photo");
     if (hasPhoto && call.image === undefined) issues.push({ path: "image", message: "the template has a photo layer: image is required" });

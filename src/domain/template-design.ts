@@ -41,6 +41,8 @@ export const FONT_SCRIPTS: Readonly<Record<TemplateFont, ReadonlyArray<string>>>
 
 export const CANVAS_FORMATS = ["png", "jpeg", "webp"] as const;
 export const TEXT_ALIGNMENTS = ["left", "center", "right"] as const;
+/** Where the drawn lines sit in a box taller than they are; top when left out. */
+export const TEXT_VERTICAL_ALIGNMENTS = ["top", "middle", "bottom"] as const;
 export const PHOTO_FITS = ["cover", "contain"] as const;
 
 export const DESIGN_LIMITS = {
@@ -95,6 +97,7 @@ export interface TextLayer {
   readonly maxSize: number;
   readonly minSize: number;
   readonly align?: (typeof TEXT_ALIGNMENTS)[number];
+  readonly valign?: (typeof TEXT_VERTICAL_ALIGNMENTS)[number];
   /** Line height as a multiple of the font size; default 1.2. */
   readonly lineHeight?: number;
   readonly text: string;
@@ -161,6 +164,24 @@ const boxIssues = (box: DesignBox, canvas: Canvas, path: string): ReadonlyArray<
   return [];
 };
 
+/** An emoji as a colour emoji font would draw it (a pictograph, a flag, a keycap, a sequence, a lone regional indicator); text symbols like © and ☺ are not. */
+const EMOJI = /\p{RGI_Emoji}|\p{Emoji_Presentation}/gv;
+
+/**
+ * Text a layer can draw: no emoji, since no colour emoji font is installed and Pango would draw an
+ * empty box in its place; each one found is named, with its code points.
+ */
+export const textContentIssues = (text: string, path: string): ReadonlyArray<DesignIssue> => {
+  const found = [...new Set(text.match(EMOJI) ?? [])];
+  if (found.length === 0) return [];
+  const named = found
+    .slice(0, 5)
+    .map((emoji) => `"${emoji}" (${[...emoji].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`).join(" ")})`);
+  return [
+    { path, message: `emoji are not drawn (no colour emoji font is installed): ${named.join(", ")}${found.length > 5 ? ` and ${found.length - 5} more` : ""}` },
+  ];
+};
+
 const textIssues = (layer: TextLayer, path: string): ReadonlyArray<DesignIssue> => {
   const { minFontSize, maxFontSize, maxTextLength } = DESIGN_LIMITS;
   const issues: Array<DesignIssue> = [];
@@ -181,6 +202,7 @@ const textIssues = (layer: TextLayer, path: string): ReadonlyArray<DesignIssue> 
     issues.push({ path: `${path}.lineHeight`, message: "must be from 0.8 to 3 (a multiple of the font size)" });
   }
   if (layer.text.length > maxTextLength) issues.push({ path: `${path}.text`, message: `${layer.text.length} characters; the limit is ${maxTextLength}` });
+  issues.push(...textContentIssues(layer.text, `${path}.text`));
   return issues;
 };
 

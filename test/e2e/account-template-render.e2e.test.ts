@@ -83,6 +83,58 @@ describe("POST /generate with templateType custom", () => {
     }
   });
 
+  it("places text at the top, the middle or the bottom of its box (valign; top when left out)", async () => {
+    const box = (x: number) => ({ x, y: 50, width: 280, height: 300 });
+    const layer = (name: string, x: number, valign?: string) => ({
+      type: "text",
+      name,
+      box: box(x),
+      font: "DejaVu Sans",
+      color: "#000000",
+      maxSize: 40,
+      minSize: 12,
+      text: "Hi",
+      ...(valign ? { valign } : {}),
+    });
+    const created = await call("POST", "/templates", {
+      name: "valign",
+      canvas: { width: 1200, height: 400, background: "#ffffff", format: "png" },
+      layers: [layer("unset", 0), layer("top", 300, "top"), layer("middle", 600, "middle"), layer("bottom", 900, "bottom")],
+    });
+    expect(created.status).toBe(201);
+    const reply = await call("POST", "/generate", { templateType: "custom", template: "valign" });
+    const { data, info } = await sharp(await fetchResult(reply.json.data.resultUrl))
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    /** The first and last rows with ink in the box at x, as distances from the box's top and bottom. */
+    const inkRows = (x: number) => {
+      const rows: Array<number> = [];
+      for (let y = 0; y < info.height; y++) {
+        for (let col = x; col < x + 280; col++) if (data[(y * info.width + col) * 3]! < 128) rows.push(y);
+      }
+      return { fromTop: Math.min(...rows) - 50, fromBottom: 350 - 1 - Math.max(...rows) };
+    };
+    const [unset, top, middle, bottom] = [0, 300, 600, 900].map(inkRows);
+    expect(unset).toEqual(top);
+    expect(top!.fromTop).toBeLessThan(20);
+    expect(bottom!.fromBottom).toBeLessThan(20);
+    expect(Math.abs(middle!.fromTop - middle!.fromBottom)).toBeLessThan(12);
+    expect(top!.fromBottom).toBeGreaterThan(200);
+    expect(bottom!.fromTop).toBeGreaterThan(200);
+  });
+
+  it("refuses emoji with a 400 naming each one, in a template's text and in a call's (no colour emoji font is installed)", async () => {
+    const refused = await call("POST", "/templates", { ...textCard("emoji"), layers: [{ ...textCard("emoji").layers[0], text: "Launch 🚀 day" }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.details).toEqual([{ path: "layers.0.text", message: expect.stringContaining('"🚀" (U+1F680)') }]);
+    await call("POST", "/templates", textCard("emoji"));
+    const called = await call("POST", "/generate", { templateType: "custom", template: "emoji", text: { body: "Party 🎉 © ☺" } });
+    expect(called.status).toBe(400);
+    expect(called.json.error.details).toEqual([{ path: "text.body", message: expect.stringContaining('"🎉" (U+1F389)') }]);
+    expect((await call("POST", "/generate", { templateType: "custom", template: "emoji", text: { body: "Party © ☺ ✓" } })).status).toBe(200);
+  });
+
   it("draws Latin text that the project's OCR reads back at a character error rate of 2 % or less", { timeout: 120_000 }, async () => {
     await call("POST", "/templates", {
       ...textCard("ocr", 24),

@@ -49,7 +49,7 @@ export const accountTemplates = HttpApiGroup.make("accountTemplates", { topLevel
       .annotate(
         OpenApi.Description,
         "The values a text layer's font may take; any other is a 400. A character the family lacks (Arabic, Hebrew, Chinese in a Latin family) " +
-          "is drawn from another family of the list.",
+          "is drawn from another family of the list. Emoji are refused (400, naming each): no colour emoji font is installed.",
       ),
     HttpApiEndpoint.get("getTemplate", "/templates/:id", {
       params,
