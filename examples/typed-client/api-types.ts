@@ -821,7 +821,18 @@ export interface components {
                 canvas: components["schemas"]["DesignCanvas"];
                 /** @description drawn in order, the first at the bottom; 1 to 24 */
                 layers: components["schemas"]["DesignLayer"][];
+                variants?: components["schemas"]["DesignVariants"];
             };
+        };
+        /** @description named variants beside the default canvas and layers (e.g. og, square, story), 8 at most; /generate draws them by name in variants, the default layout as default */
+        DesignVariants: {
+            [key: string]: components["schemas"]["DesignVariant"];
+        };
+        /** @description another size of the design: its own canvas and layers, checked like the default ones */
+        DesignVariant: {
+            canvas: components["schemas"]["DesignCanvas"];
+            /** @description drawn in order, the first at the bottom; 1 to 24 */
+            layers: components["schemas"]["DesignLayer"][];
         };
         DesignLayer: components["schemas"]["TextLayer"] | components["schemas"]["ImageLayer"] | components["schemas"]["PhotoLayer"] | components["schemas"]["ShapeLayer"];
         /** @description a filled rectangle */
@@ -910,6 +921,7 @@ export interface components {
             canvas: components["schemas"]["DesignCanvas"];
             /** @description drawn in order, the first at the bottom; 1 to 24 */
             layers: components["schemas"]["DesignLayer"][];
+            variants?: components["schemas"]["DesignVariants"];
         };
         /**
          * @description 1 to 64 of a-z, 0-9, - and _, unique in the account; /generate takes it as template with templateType custom
@@ -933,6 +945,7 @@ export interface components {
                 canvas: components["schemas"]["DesignCanvas"];
                 /** @description drawn in order, the first at the bottom; 1 to 24 */
                 layers: components["schemas"]["DesignLayer"][];
+                variants?: components["schemas"]["DesignVariants"];
             };
         };
         /** @description The font families a text layer may name, with the scripts each draws */
@@ -1017,6 +1030,7 @@ export interface components {
                 canvas: components["schemas"]["DesignCanvas"];
                 /** @description drawn in order, the first at the bottom; 1 to 24 */
                 layers: components["schemas"]["DesignLayer"][];
+                variants?: components["schemas"]["DesignVariants"];
             };
         };
         /** @description Makes the POST safe to retry: within 24 hours, a repeat with the same key and body gets the first response again (same requestId and resultUrl) and is charged once; the same key with another body gets 422 IDEMPOTENCY_KEY_REUSED; while the first is running, a repeat waits for it or gets 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; if the first response is no longer available, 410 IDEMPOTENCY_RESPONSE_GONE (never a second run). After 24 hours the key is free again: a repeat is a new request. Keys are scoped to the account. */
@@ -1375,13 +1389,13 @@ export interface components {
                 templateId?: string;
                 /** @description custom templates: the version drawn */
                 templateVersion?: number;
+                /** @description custom templates called with variants: the variant drawn (default: the default layout) */
+                variant?: string;
                 /** @enum {string} */
                 format: "jpeg" | "png" | "webp" | "avif";
                 width: number;
                 height: number;
                 bytes: number;
-                /** @description milliseconds */
-                processingTime: number;
                 /** @description the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop */
                 crop: {
                     left: number;
@@ -1412,6 +1426,64 @@ export interface components {
                     /** @description ThumbHash of the result, base64; keeps transparency and the aspect ratio */
                     thumbhash: string;
                 };
+                /** @description milliseconds */
+                processingTime: number;
+                /** @description custom templates called with variants: one result per variant, in the order asked (the fields around it repeat the first); each variant is one transformation, all charged together or none */
+                results?: components["schemas"]["GeneratedVariant"][];
+            };
+        };
+        /** @description one variant's result, as a /generate result gives it */
+        GeneratedVariant: {
+            /**
+             * Format: uri
+             * @description absolute HTTPS URL, signed; no key needed until expiresAt
+             */
+            resultUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description the catalog template's name, or your template's name */
+            template: string;
+            templateType: components["schemas"]["GenerateTemplateType"];
+            /** @description custom templates: the template's id */
+            templateId?: string;
+            /** @description custom templates: the version drawn */
+            templateVersion?: number;
+            /** @description custom templates called with variants: the variant drawn (default: the default layout) */
+            variant?: string;
+            /** @enum {string} */
+            format: "jpeg" | "png" | "webp" | "avif";
+            width: number;
+            height: number;
+            bytes: number;
+            /** @description the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop */
+            crop: {
+                left: number;
+                top: number;
+                width: number;
+                height: number;
+                /**
+                 * @description what placed the window
+                 * @enum {string}
+                 */
+                by: "face" | "attention" | "centre" | "point";
+            } | null;
+            /** @description the faces found; empty when none were, or when the focus or the template did not look for them */
+            faces: {
+                /** @description brows to chin, in the uploaded image's pixels after EXIF orientation */
+                box: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+                score: number;
+            }[];
+            /** @description what a page can show while the result loads */
+            placeholder: {
+                /** @description BlurHash of the result, 4×3 components (transparency shown on white) */
+                blurhash: string;
+                /** @description ThumbHash of the result, base64; keeps transparency and the aspect ratio */
+                thumbhash: string;
             };
         };
         /**
@@ -1427,7 +1499,16 @@ export interface components {
             focus?: components["schemas"]["Focus"];
             text?: components["schemas"]["TemplateText"];
             images?: components["schemas"]["TemplateImages"];
+            variants?: components["schemas"]["TemplateVariants"];
         };
+        /**
+         * @description custom templates: the layouts to draw in one call, by name (default: the default canvas and layers); answered with data.results, one per variant. Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone
+         * @example [
+         *       "default",
+         *       "story"
+         *     ]
+         */
+        TemplateVariants: string[];
         /** @description custom templates: an image layer's picture, by its name */
         TemplateImages: {
             [key: string]: components["schemas"]["ImageData"];

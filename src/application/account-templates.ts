@@ -34,7 +34,7 @@ const notFound = (idOrName: string) => new NotFound({ message: `No template ${ec
 
 const checked = (body: TemplateBody) =>
   Effect.gen(function* () {
-    const design: Design = { canvas: body.canvas, layers: body.layers };
+    const design: Design = { canvas: body.canvas, layers: body.layers, ...(body.variants ? { variants: body.variants } : {}) };
     const issues = [...(TEMPLATE_NAME_PATTERN.test(body.name) ? [] : [{ path: "name", message: TEMPLATE_NAME_RULE }]), ...designIssues(design)];
     if (issues.length > 0) {
       return yield* new InvalidRequest({
@@ -45,11 +45,20 @@ const checked = (body: TemplateBody) =>
     return design;
   });
 
-/** Draws the design once with its own text and images: an image that does not decode is refused now, not at the first call. */
+/**
+ * Draws the design once, each of its layouts, with its own text and images: an image that does not
+ * decode is refused now, not at the first call.
+ */
 const drawnOnce = (principal: Principal, design: Design) =>
   Effect.gen(function* () {
-    const images = yield* embeddedImages(design, {});
-    yield* (yield* ImageEngine).renderDesign(design, { images, text: {} });
+    const engine = yield* ImageEngine;
+    for (const [prefix, layout] of [
+      ["", design] as const,
+      ...Object.entries(design.variants ?? {}).map(([name, variant]) => [`variants.${name}.`, variant] as const),
+    ]) {
+      const images = yield* embeddedImages(layout, {}, prefix);
+      yield* engine.renderDesign(layout, { images, text: {} });
+    }
   }).pipe(Effect.provideService(EngineTenant, principal.account.accountId));
 
 const actorOf = (principal: Principal) => ({ actor: { kind: "api-key", keyId: principal.key.keyId, accountId: principal.account.accountId } as const });

@@ -1,6 +1,7 @@
 import { Schema } from "effect";
 import {
   CANVAS_FORMATS,
+  DEFAULT_VARIANT,
   type Design,
   DESIGN_LIMITS,
   PHOTO_FITS,
@@ -82,10 +83,27 @@ const Layer = Schema.Union([TextLayer, ImageLayer, PhotoLayer, ShapeLayer]).anno
   message: "must be a text, image, photo or shape layer",
 });
 
-/** The fields of a design, for bodies that carry one beside fields of their own. */
-export const DesignFields = {
+const LayoutFields = {
   canvas: Canvas,
   layers: Schema.Array(Layer).annotate({ description: `drawn in order, the first at the bottom; 1 to ${DESIGN_LIMITS.maxLayers}` }),
+};
+
+const Variant = Schema.Struct(LayoutFields).annotate({
+  identifier: "DesignVariant",
+  description: "another size of the design: its own canvas and layers, checked like the default ones",
+});
+
+/** The fields of a design, for bodies that carry one beside fields of their own. */
+export const DesignFields = {
+  ...LayoutFields,
+  variants: Schema.optionalKey(
+    Schema.Record(Schema.String, Variant).annotate({
+      identifier: "DesignVariants",
+      description:
+        `named variants beside the default canvas and layers (e.g. og, square, story), ${DESIGN_LIMITS.maxVariants} at most; ` +
+        `/generate draws them by name in variants, the default layout as ${DEFAULT_VARIANT}`,
+    }),
+  ),
 };
 
 export const DesignSchema: Schema.Codec<Design, Design> = Schema.Struct(DesignFields).annotate({ identifier: "Design" });

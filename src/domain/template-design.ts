@@ -51,6 +51,8 @@ export const DESIGN_LIMITS = {
   /** 8.4 megapixels: a 4096 × 2048 banner, or 2900². */
   maxCanvasPixels: 8_400_000,
   maxLayers: 24,
+  /** Named variants beside the default layout. */
+  maxVariants: 8,
   maxPhotoLayers: 1,
   maxTextLength: 500,
   minFontSize: 6,
@@ -127,10 +129,23 @@ export interface ShapeLayer {
 
 export type Layer = TextLayer | ImageLayer | PhotoLayer | ShapeLayer;
 
-export interface Design {
+/** One size of a design: a canvas and the layers drawn on it, bottom first. */
+export interface DesignLayout {
   readonly canvas: Canvas;
   readonly layers: ReadonlyArray<Layer>;
 }
+
+/** The default layout, and named variants of it (other sizes: `og`, `story`), each its own canvas and boxes. */
+export interface Design extends DesignLayout {
+  readonly variants?: Readonly<Record<string, DesignLayout>>;
+}
+
+/** What `/generate`'s `variants` calls the default canvas and layers; no variant may take the name. */
+export const DEFAULT_VARIANT = "default";
+
+/** The layout a call names: the default, or a variant of the design; undefined if it has none of that name. */
+export const layoutOf = (design: Design, variant: string): DesignLayout | undefined =>
+  variant === DEFAULT_VARIANT ? design : Object.hasOwn(design.variants ?? {}, variant) ? design.variants![variant] : undefined;
 
 export interface DesignIssue {
   readonly path: string;
@@ -222,9 +237,28 @@ const layerIssues = (layer: Layer, canvas: Canvas, path: string): ReadonlyArray<
   }
 };
 
-/** Every rule the design breaks, with where; none: the design can be kept and rendered. */
+/** Every rule the design breaks, in its default layout and in each variant (checked alike), with where; none: it can be kept and rendered. */
 export const designIssues = (design: Design): ReadonlyArray<DesignIssue> => {
-  const { canvas, layers } = design;
+  const variants = Object.entries(design.variants ?? {});
+  const issues = [...layoutIssues(design)];
+  if (variants.length > DESIGN_LIMITS.maxVariants)
+    issues.push({ path: "variants", message: `${variants.length} variants; the limit is ${DESIGN_LIMITS.maxVariants}` });
+  for (const [name, layout] of variants) {
+    if (!DESIGN_NAME_PATTERN.test(name) || name === DEFAULT_VARIANT)
+      issues.push({ path: `variants.${name}`, message: `a variant's name must be 1 to 64 of a-z, 0-9, - and _, and not ${DEFAULT_VARIANT}` });
+    issues.push(...layoutIssues(layout).map((issue) => ({ ...issue, path: `variants.${name}.${issue.path}` })));
+  }
+  const embedded = [design, ...variants.map(([, layout]) => layout)]
+    .flatMap((layout) => layout.layers)
+    .reduce((sum, layer) => sum + (layer.type === "image" ? layer.image.length : 0), 0);
+  if (variants.length > 0 && embedded > DESIGN_LIMITS.maxEmbeddedImagesChars) {
+    issues.push({ path: "variants", message: `embedded images of ${embedded} base64 characters in all; the limit is ${DESIGN_LIMITS.maxEmbeddedImagesChars}` });
+  }
+  return issues;
+};
+
+const layoutIssues = (layout: DesignLayout): ReadonlyArray<DesignIssue> => {
+  const { canvas, layers } = layout;
   const issues: Array<DesignIssue> = [...canvasIssues(canvas)];
   // Only a canvas that is itself valid can hold a box to check.
   const bounds = issues.length === 0 ? canvas : { ...canvas, width: Infinity, height: Infinity };

@@ -61,6 +61,23 @@ describe("template design rules", () => {
     expect(paths({ canvas, layers: [{ ...text, text: "Hi 🚀" }] })).toEqual(["layers.0.text"]);
   });
 
+  it("checks each variant like the default layout, its paths under variants.<name>; the name default is the default's", () => {
+    const story: Design["canvas"] = { width: 1080, height: 1920, background: "#000000", format: "png" };
+    const tall = { ...text, box: { x: 40, y: 1500, width: 1000, height: 300 } };
+    expect(designIssues({ canvas, layers: [text], variants: { story: { canvas: story, layers: [tall] } } })).toEqual([]);
+    // The default's box lies outside the story canvas's height only in the variant that uses it.
+    expect(paths({ canvas, layers: [text], variants: { story: { canvas: story, layers: [tall] }, og: { canvas, layers: [tall] } } })).toEqual([
+      "variants.og.layers.0.box",
+    ]);
+    expect(paths({ canvas, layers: [text], variants: { default: { canvas, layers: [text] } } })).toEqual(["variants.default"]);
+    expect(paths({ canvas, layers: [text], variants: { story: { canvas: { ...story, width: 9000 }, layers: [{ ...text, text: "🎉" }] } } })).toEqual([
+      "variants.story.canvas.width",
+      "variants.story.layers.0.text",
+    ]);
+    const many = Object.fromEntries([...Array(DESIGN_LIMITS.maxVariants + 1).keys()].map((i) => [`v${i}`, { canvas, layers: [text] }]));
+    expect(paths({ canvas, layers: [text], variants: many })).toEqual(["variants"]);
+  });
+
   it("takes a vertical alignment and a line height within bounds", () => {
     for (const valign of ["top", "middle", "bottom"] as const) expect(designIssues({ canvas, layers: [{ ...text, valign, lineHeight: 1.5 }] })).toEqual([]);
     expect(paths({ canvas, layers: [{ ...text, lineHeight: 5 }] })).toEqual(["layers.0.lineHeight"]);

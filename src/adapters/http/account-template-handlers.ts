@@ -15,6 +15,7 @@ const templateData = ({ templateId, name, version, createdAt, updatedAt, design 
   updatedAt,
   canvas: design.canvas,
   layers: design.layers,
+  ...(design.variants ? { variants: design.variants } : {}),
 });
 
 type AccountTemplateRoutes = "listTemplateFonts" | "createTemplate" | "getTemplate" | "reviseTemplate" | "deleteTemplate";

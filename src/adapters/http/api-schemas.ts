@@ -136,6 +136,15 @@ export const GenerateBody = Schema.Struct({
   images: Schema.optionalKey(
     Schema.Record(Schema.String, ImageData).annotate({ identifier: "TemplateImages", description: "custom templates: an image layer's picture, by its name" }),
   ),
+  variants: Schema.optionalKey(
+    Schema.Array(Schema.String).annotate({
+      identifier: "TemplateVariants",
+      description:
+        "custom templates: the layouts to draw in one call, by name (default: the default canvas and layers); answered with data.results, one per variant. " +
+        "Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone",
+      examples: [["default", "story"]],
+    }),
+  ),
 }).annotate({
   identifier: "GenerateImageRequest",
   description: "image is required for a catalog template and for a custom template with a photo layer",

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
 import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
-import type { Design, DesignBox, Layer } from "../../domain/template-design.ts";
+import type { DesignBox, DesignLayout, Layer } from "../../domain/template-design.ts";
 import { type EngineTimeout, InvalidImage } from "../../ports/errors.ts";
 import type { FaceDetectorShape } from "../../ports/face-detector.ts";
 import type { Framing, RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
@@ -107,7 +107,7 @@ export const makeDesignRenderer = ({ maxPixels, timeoutSeconds, faces }: DesignR
     }
   };
 
-  return (design: Design, inputs: DesignInputs) =>
+  return (design: DesignLayout, inputs: DesignInputs) =>
     Effect.gen(function* () {
       const { canvas } = design;
       const drawn = yield* Effect.forEach(design.layers, (layer) => overlayOf(layer, inputs), { concurrency: 4 });
