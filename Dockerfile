@@ -5,8 +5,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 
 # Fonts for the text layers of account templates (TEMPLATE_FONTS in src/domain/template-design.ts):
-# Pango finds them through fontconfig; without them a text layer has no font to draw with.
-RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core \
+# Pango finds them through fontconfig; without them a text layer has no font to draw with, and
+# without fonts-noto-cjk Chinese text would draw as empty boxes.
+RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk \
   && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, so that a change to the sources reuses this layer. sharp, onnxruntime-node and

@@ -108,6 +108,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/fonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fonts of templates' text layers
+         * @description The values a text layer's font may take; any other is a 400. A character the family lacks (Arabic, Hebrew, Chinese in a Latin family) is drawn from another family of the list. Emoji are refused (400, naming each): no colour emoji font is installed.
+         */
+        get: operations["listTemplateFonts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates/{id}": {
         parameters: {
             query?: never;
@@ -801,7 +821,18 @@ export interface components {
                 canvas: components["schemas"]["DesignCanvas"];
                 /** @description drawn in order, the first at the bottom; 1 to 24 */
                 layers: components["schemas"]["DesignLayer"][];
+                variants?: components["schemas"]["DesignVariants"];
             };
+        };
+        /** @description named variants beside the default canvas and layers (e.g. og, square, story), 8 at most; /generate draws them by name in variants, the default layout as default */
+        DesignVariants: {
+            [key: string]: components["schemas"]["DesignVariant"];
+        };
+        /** @description another size of the design: its own canvas and layers, checked like the default ones */
+        DesignVariant: {
+            canvas: components["schemas"]["DesignCanvas"];
+            /** @description drawn in order, the first at the bottom; 1 to 24 */
+            layers: components["schemas"]["DesignLayer"][];
         };
         DesignLayer: components["schemas"]["TextLayer"] | components["schemas"]["ImageLayer"] | components["schemas"]["PhotoLayer"] | components["schemas"]["ShapeLayer"];
         /** @description a filled rectangle */
@@ -854,7 +885,7 @@ export interface components {
             name: components["schemas"]["LayerName"];
             box: components["schemas"]["DesignBox"];
             /** @enum {string} */
-            font: "DejaVu Sans" | "DejaVu Serif" | "DejaVu Sans Mono" | "Noto Sans" | "Noto Serif";
+            font: "DejaVu Sans" | "DejaVu Serif" | "DejaVu Sans Mono" | "Noto Sans" | "Noto Serif" | "Noto Sans Arabic" | "Noto Sans Hebrew" | "Noto Sans CJK SC" | "Noto Sans CJK TC";
             /** @description 400 regular, 700 bold */
             weight?: number;
             color: components["schemas"]["DesignColour"];
@@ -864,9 +895,14 @@ export interface components {
             minSize: number;
             /** @enum {string} */
             align?: "left" | "center" | "right";
-            /** @description a multiple of the font size; default 1.2 */
+            /**
+             * @description where the lines sit in the box; default top
+             * @enum {string}
+             */
+            valign?: "top" | "middle" | "bottom";
+            /** @description a multiple of the font size, 0.8 to 3; default 1.2 */
             lineHeight?: number;
-            /** @description 500 characters at most; a call's text.<name> replaces it */
+            /** @description 500 characters at most, no emoji (refused, naming each: no colour emoji font is installed); a call's text.<name> replaces it */
             text: string;
         };
         /** @description 16 to 4096 pixels a side, 8400000 pixels at most */
@@ -885,6 +921,7 @@ export interface components {
             canvas: components["schemas"]["DesignCanvas"];
             /** @description drawn in order, the first at the bottom; 1 to 24 */
             layers: components["schemas"]["DesignLayer"][];
+            variants?: components["schemas"]["DesignVariants"];
         };
         /**
          * @description 1 to 64 of a-z, 0-9, - and _, unique in the account; /generate takes it as template with templateType custom
@@ -908,7 +945,26 @@ export interface components {
                 canvas: components["schemas"]["DesignCanvas"];
                 /** @description drawn in order, the first at the bottom; 1 to 24 */
                 layers: components["schemas"]["DesignLayer"][];
+                variants?: components["schemas"]["DesignVariants"];
             };
+        };
+        /** @description The font families a text layer may name, with the scripts each draws */
+        TemplateFontsReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description every family a text layer may name, and no other */
+                fonts: components["schemas"]["TemplateFont"][];
+            };
+        };
+        TemplateFont: {
+            /**
+             * @description what a text layer's font names
+             * @enum {string}
+             */
+            family: "DejaVu Sans" | "DejaVu Serif" | "DejaVu Sans Mono" | "Noto Sans" | "Noto Serif" | "Noto Sans Arabic" | "Noto Sans Hebrew" | "Noto Sans CJK SC" | "Noto Sans CJK TC";
+            /** @description the scripts it draws with glyphs of its own */
+            scripts: string[];
         };
         /** @description IDEMPOTENCY_RESPONSE_GONE */
         IdempotencyResponseGoneError: {
@@ -974,6 +1030,7 @@ export interface components {
                 canvas: components["schemas"]["DesignCanvas"];
                 /** @description drawn in order, the first at the bottom; 1 to 24 */
                 layers: components["schemas"]["DesignLayer"][];
+                variants?: components["schemas"]["DesignVariants"];
             };
         };
         /** @description Makes the POST safe to retry: within 24 hours, a repeat with the same key and body gets the first response again (same requestId and resultUrl) and is charged once; the same key with another body gets 422 IDEMPOTENCY_KEY_REUSED; while the first is running, a repeat waits for it or gets 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; if the first response is no longer available, 410 IDEMPOTENCY_RESPONSE_GONE (never a second run). After 24 hours the key is free again: a repeat is a new request. Keys are scoped to the account. */
@@ -1334,13 +1391,13 @@ export interface components {
                 templateId?: string;
                 /** @description custom templates: the version drawn */
                 templateVersion?: number;
+                /** @description custom templates called with variants: the variant drawn (default: the default layout) */
+                variant?: string;
                 /** @enum {string} */
                 format: "jpeg" | "png" | "webp" | "avif";
                 width: number;
                 height: number;
                 bytes: number;
-                /** @description milliseconds */
-                processingTime: number;
                 /** @description the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop */
                 crop: {
                     left: number;
@@ -1371,6 +1428,64 @@ export interface components {
                     /** @description ThumbHash of the result, base64; keeps transparency and the aspect ratio */
                     thumbhash: string;
                 };
+                /** @description milliseconds */
+                processingTime: number;
+                /** @description custom templates called with variants: one result per variant, in the order asked (the fields around it repeat the first); each variant is one transformation, all charged together or none */
+                results?: components["schemas"]["GeneratedVariant"][];
+            };
+        };
+        /** @description one variant's result, as a /generate result gives it */
+        GeneratedVariant: {
+            /**
+             * Format: uri
+             * @description absolute HTTPS URL, signed; no key needed until expiresAt
+             */
+            resultUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description the catalog template's name, or your template's name */
+            template: string;
+            templateType: components["schemas"]["GenerateTemplateType"];
+            /** @description custom templates: the template's id */
+            templateId?: string;
+            /** @description custom templates: the version drawn */
+            templateVersion?: number;
+            /** @description custom templates called with variants: the variant drawn (default: the default layout) */
+            variant?: string;
+            /** @enum {string} */
+            format: "jpeg" | "png" | "webp" | "avif";
+            width: number;
+            height: number;
+            bytes: number;
+            /** @description the window a template that crops to fill took, in the uploaded image's pixels after EXIF orientation; null for templates that do not crop */
+            crop: {
+                left: number;
+                top: number;
+                width: number;
+                height: number;
+                /**
+                 * @description what placed the window
+                 * @enum {string}
+                 */
+                by: "face" | "attention" | "centre" | "point";
+            } | null;
+            /** @description the faces found; empty when none were, or when the focus or the template did not look for them */
+            faces: {
+                /** @description brows to chin, in the uploaded image's pixels after EXIF orientation */
+                box: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+                score: number;
+            }[];
+            /** @description what a page can show while the result loads */
+            placeholder: {
+                /** @description BlurHash of the result, 4×3 components (transparency shown on white) */
+                blurhash: string;
+                /** @description ThumbHash of the result, base64; keeps transparency and the aspect ratio */
+                thumbhash: string;
             };
         };
         /**
@@ -1389,7 +1504,16 @@ export interface components {
             format?: components["schemas"]["GenerateFormat"];
             text?: components["schemas"]["TemplateText"];
             images?: components["schemas"]["TemplateImages"];
+            variants?: components["schemas"]["TemplateVariants"];
         };
+        /**
+         * @description custom templates: the layouts to draw in one call, by name (default: the default canvas and layers); answered with data.results, one per variant. Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone
+         * @example [
+         *       "default",
+         *       "story"
+         *     ]
+         */
+        TemplateVariants: string[];
         /** @description an image layer's picture, by its name */
         TemplateImages: {
             [key: string]: components["schemas"]["ImageData"];
@@ -2564,6 +2688,112 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OcrLanguagesReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listTemplateFonts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The font families a text layer may name, with the scripts each draws */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateFontsReply"];
                 };
             };
             /** @description UNAUTHORIZED */

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { canvasAutoFormatRefusal, type GenerateFormat } from "../domain/auto-format.ts";
 import type { Focus } from "../domain/crop-window.ts";
-import { DESIGN_LIMITS } from "../domain/template-design.ts";
+import { DEFAULT_VARIANT, DESIGN_LIMITS, type DesignLayout, layoutOf, textContentIssues } from "../domain/template-design.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
 import { getTemplate } from "./account-templates.ts";
@@ -24,25 +24,50 @@ export interface AccountTemplateCall {
   readonly text?: Readonly<Record<string, string>>;
   /** Replaces image layers' pictures, by layer name (base64). */
   readonly images?: Readonly<Record<string, string>>;
+  /** The layouts to draw, by name (`default` for the default one); left out: the default alone. */
+  readonly variants?: ReadonlyArray<string>;
 }
 
 const refused = (details: ReadonlyArray<FieldIssue>) =>
   new InvalidRequest({ message: details.map(({ path, message }) => `${path}: ${message}`).join("; "), details });
 
+/** The layouts `variants` names, or what is wrong with it. */
+const chosenLayouts = (design: Parameters<typeof layoutOf>[0], variants: ReadonlyArray<string> | undefined) => {
+  const names = variants ?? [DEFAULT_VARIANT];
+  const known = [DEFAULT_VARIANT, ...Object.keys(design.variants ?? {})];
+  const issues: Array<FieldIssue> = [];
+  if (names.length === 0 || names.length > known.length) {
+    return { layouts: [], issues: [{ path: "variants", message: `names 1 to ${known.length} of: ${known.join(", ")}, each once` }] };
+  }
+  const layouts: Array<readonly [string, DesignLayout]> = [];
+  names.forEach((name, index) => {
+    const layout = layoutOf(design, name);
+    if (layout === undefined) issues.push({ path: `variants.${index}`, message: `no variant of that name; the template has: ${known.join(", ")}` });
+    else if (names.indexOf(name) !== index) issues.push({ path: `variants.${index}`, message: `${name} is named twice` });
+    else layouts.push([name, layout]);
+  });
+  return { layouts, issues };
+};
+
 /**
  * The work of a `/generate` call on one of the account's own templates, at its newest version:
  * what the call names is checked before any quota is touched, the drawing runs inside the
- * transformation (generate.ts), like a catalog template's.
+ * transformation (generate.ts), like a catalog template's. Each layout drawn is one unit of quota;
+ * they are drawn one after another inside one transformation, so a failure in any charges none.
  */
 export const accountTemplateWork = (principal: Principal, call: AccountTemplateCall) =>
   Effect.gen(function* () {
     const template = yield* getTemplate(principal, call.template).pipe(
       Effect.catchTag("NotFound", ({ message }) => Effect.fail(refused([{ path: "template", message }]))),
     );
+    const { layouts: chosen, issues } = chosenLayouts(template.design, call.variants);
+    // The layer names below are checked against the layouts chosen, so a wrong choice is answered alone.
+    if (issues.length > 0) return yield* refused(issues);
     // An auto result is drawn as a JPEG, which its result URL negotiates (auto-format.ts).
-    const design = call.format === "auto" ? { ...template.design, canvas: { ...template.design.canvas, format: "jpeg" as const } } : template.design;
-    const layerNames = (type: "text" | "image") => design.layers.flatMap((layer) => (layer.type === type ? [layer.name] : []));
-    const issues: Array<FieldIssue> = [];
+    const layouts: ReadonlyArray<readonly [string, DesignLayout]> =
+      call.format === "auto" ? chosen.map(([name, layout]) => [name, { ...layout, canvas: { ...layout.canvas, format: "jpeg" as const } }] as const) : chosen;
+    const layers = layouts.flatMap(([, layout]) => layout.layers);
+    const layerNames = (type: "text" | "image") => [...new Set(layers.flatMap((layer) => (layer.type === type ? [layer.name] : [])))];
     for (const [field, type] of [
       ["text", "text"],
       ["images", "image"],
@@ -56,38 +81,46 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
     for (const [name, text] of Object.entries(call.text ?? {})) {
       if (text.length > DESIGN_LIMITS.maxTextLength)
         issues.push({ path: `text.${name}`, message: `${text.length} characters; the limit is ${DESIGN_LIMITS.maxTextLength}` });
+      issues.push(...textContentIssues(text, `text.${name}`));
     }
-    const hasPhoto = design.layers.some((layer) => layer.type === "photo");
-    const formatRefusal = call.format === "auto" ? canvasAutoFormatRefusal(template.design.canvas) : undefined;
-    if (formatRefusal !== undefined) issues.push({ path: "format", message: formatRefusal });
+    const hasPhoto = layers.some((layer) => layer.type === "photo");
+    for (const [name, layout] of call.format === "auto" ? chosen : []) {
+      const formatRefusal = canvasAutoFormatRefusal(layout.canvas);
+      if (formatRefusal !== undefined) issues.push({ path: "format", message: name === DEFAULT_VARIANT ? formatRefusal : `${name}: ${formatRefusal}` });
+    }
     if (hasPhoto && call.image === undefined) issues.push({ path: "image", message: "the template has a photo layer: image is required" });
     if (issues.length > 0) return yield* refused(issues);
 
     const process = Effect.gen(function* () {
       const settings = yield* ServiceSettings;
+      const engine = yield* ImageEngine;
       const photo =
         hasPhoto && call.image !== undefined
           ? yield* (yield* ImageInspector).inspect(yield* decodeImagePayload("image", call.image, settings.maxImageBytes))
           : undefined;
-      const images = yield* embeddedImages(design, call.images ?? {});
-      const text = Object.fromEntries(design.layers.flatMap((layer) => (layer.type === "text" ? [[layer.name, call.text?.[layer.name] ?? layer.text]] : [])));
-      const rendered = yield* (yield* ImageEngine).renderDesign(design, {
-        ...(photo ? { photo } : {}),
-        images,
-        text,
-        ...(call.focus ? { focus: call.focus } : {}),
-      });
-      const { resultId, expiresAt, output } = yield* storeResult(rendered);
-      const value: GeneratedResult = {
-        resultId,
-        expiresAt,
-        template: template.name,
-        templateType: "custom",
-        templateId: template.templateId,
-        templateVersion: template.version,
-        ...renderedFields(rendered),
-      };
+      const results: Array<{ readonly value: GeneratedResult; readonly output: Readonly<Record<string, string>> }> = [];
+      for (const [variant, layout] of layouts) {
+        const images = yield* embeddedImages(layout, call.images ?? {}, variant === DEFAULT_VARIANT ? "" : `variants.${variant}.`);
+        const text = Object.fromEntries(layout.layers.flatMap((layer) => (layer.type === "text" ? [[layer.name, call.text?.[layer.name] ?? layer.text]] : [])));
+        const rendered = yield* engine.renderDesign(layout, { ...(photo ? { photo } : {}), images, text, ...(call.focus ? { focus: call.focus } : {}) });
+        const { resultId, expiresAt, output } = yield* storeResult(rendered);
+        const value: GeneratedResult = {
+          resultId,
+          expiresAt,
+          template: template.name,
+          templateType: "custom",
+          templateId: template.templateId,
+          templateVersion: template.version,
+          ...(call.variants ? { variant } : {}),
+          ...renderedFields(rendered),
+        };
+        results.push({ value, output });
+      }
+      const [first] = results;
+      const value: GeneratedResult = call.variants ? { ...first!.value, results: results.map((result) => result.value) } : first!.value;
+      // The audit trail keeps the first result's fields, and every result's id.
+      const output = { ...first!.output, ...(call.variants ? { resultIds: results.map((result) => result.value.resultId).join(",") } : {}) };
       return { value, output: { ...output, ...(photo ? { inputFormat: photo.format } : {}) } };
     });
-    return { template, process };
+    return { template, process, variants: layouts.map(([name]) => name) };
   });

@@ -8,7 +8,7 @@ import {
 } from "../domain/account-template.ts";
 import { echo } from "../domain/echo.ts";
 import { type PlanId, PLANS } from "../domain/plan.ts";
-import { type Design, designIssues, TEMPLATE_NAME_PATTERN } from "../domain/template-design.ts";
+import { type Design, designIssues, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from "../domain/template-design.ts";
 import { Clock } from "../ports/clock.ts";
 import { EngineTenant } from "../ports/engine-tenant.ts";
 import { Ids } from "../ports/ids.ts";
@@ -44,13 +44,8 @@ const notFound = (idOrName: string) => new NotFound({ message: `No template ${ec
 
 export const checkedDesign = (body: TemplateBody) =>
   Effect.gen(function* () {
-    const design: Design = { canvas: body.canvas, layers: body.layers };
-    const issues = [
-      ...(TEMPLATE_NAME_PATTERN.test(body.name)
-        ? []
-        : [{ path: "name", message: "must be 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit, not tpl_" }]),
-      ...designIssues(design),
-    ];
+    const design: Design = { canvas: body.canvas, layers: body.layers, ...(body.variants ? { variants: body.variants } : {}) };
+    const issues = [...(TEMPLATE_NAME_PATTERN.test(body.name) ? [] : [{ path: "name", message: TEMPLATE_NAME_RULE }]), ...designIssues(design)];
     if (issues.length > 0) {
       return yield* new InvalidRequest({
         message: `The template breaks ${issues.length === 1 ? "a rule" : `${issues.length} rules`}; see details.`,
@@ -62,12 +57,28 @@ export const checkedDesign = (body: TemplateBody) =>
 
 /**
  * Draws the design with its own text and images (the console's preview draws what it shows this
- * way): an image that does not decode is refused before the design is kept, not at the first call.
+ * way): its default layout only.
  */
 export const drawnWithOwnContent = (accountId: string, design: Design) =>
   Effect.gen(function* () {
     const images = yield* embeddedImages(design, {});
     return yield* (yield* ImageEngine).renderDesign(design, { images, text: {} });
+  }).pipe(Effect.provideService(EngineTenant, accountId));
+
+/**
+ * Draws the design once, each of its layouts, with its own text and images: an image that does not
+ * decode is refused now, not at the first call.
+ */
+const drawnOnce = (accountId: string, design: Design) =>
+  Effect.gen(function* () {
+    const engine = yield* ImageEngine;
+    for (const [prefix, layout] of [
+      ["", design] as const,
+      ...Object.entries(design.variants ?? {}).map(([name, variant]) => [`variants.${name}.`, variant] as const),
+    ]) {
+      const images = yield* embeddedImages(layout, {}, prefix);
+      yield* engine.renderDesign(layout, { images, text: {} });
+    }
   }).pipe(Effect.provideService(EngineTenant, accountId));
 
 const actorOf = (owner: TemplateOwner) => {
@@ -99,7 +110,7 @@ const templateOf = (handled: { readonly state: AccountTemplatesState }, template
 export const createTemplate = (owner: TemplateOwner, body: TemplateBody) =>
   Effect.gen(function* () {
     const design = yield* checkedDesign(body);
-    yield* drawnWithOwnContent(owner.account.accountId, design);
+    yield* drawnOnce(owner.account.accountId, design);
     const templateId = `tpl_${(yield* Ids).uuid().replaceAll("-", "")}`;
     const { accountId, plan } = owner.account;
     const command = {
@@ -119,7 +130,7 @@ export const reviseTemplate = (owner: TemplateOwner, idOrName: string, body: Tem
   Effect.gen(function* () {
     const { templateId } = yield* getTemplate(owner, idOrName);
     const design = yield* checkedDesign(body);
-    yield* drawnWithOwnContent(owner.account.accountId, design);
+    yield* drawnOnce(owner.account.accountId, design);
     const handled = yield* decided(owner, { type: "ReviseTemplate", templateId, name: body.name, design, now: (yield* Clock).now() });
     return yield* templateOf(handled, templateId);
   });

@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import type { Design } from "../domain/template-design.ts";
+import type { DesignLayout } from "../domain/template-design.ts";
 import { ImageTooLarge, InvalidImage } from "../ports/errors.ts";
 import type { ValidatedImage } from "../ports/image.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
@@ -9,9 +9,10 @@ import { ServiceSettings } from "./settings.ts";
 /**
  * The picture of each image layer, by its name: the call's (`images.<name>`) where it gives one,
  * else the design's own; decoded from base64 and accepted by the inspector like every client image
- * (no SVG, within the size and pixel limits), so a refusal names the field that carried it.
+ * (no SVG, within the size and pixel limits), so a refusal names the field that carried it (after
+ * `prefix`, a variant's path in the body).
  */
-export const embeddedImages = (design: Design, overrides: Readonly<Record<string, string>>) =>
+export const embeddedImages = (design: DesignLayout, overrides: Readonly<Record<string, string>>, prefix = "") =>
   Effect.gen(function* () {
     const settings = yield* ServiceSettings;
     const inspector = yield* ImageInspector;
@@ -19,7 +20,7 @@ export const embeddedImages = (design: Design, overrides: Readonly<Record<string
     for (const [index, layer] of design.layers.entries()) {
       if (layer.type !== "image") continue;
       const given = overrides[layer.name];
-      const [field, payload] = given === undefined ? [`layers.${index}.image`, layer.image] : [`images.${layer.name}`, given];
+      const [field, payload] = given === undefined ? [`${prefix}layers.${index}.image`, layer.image] : [`images.${layer.name}`, given];
       const bytes = yield* decodeImagePayload(field, payload, settings.maxImageBytes);
       images[layer.name] = yield* inspector.inspect(bytes).pipe(
         Effect.catchTags({

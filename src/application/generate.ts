@@ -81,15 +81,17 @@ const catalogWork = (principal: Principal, input: CatalogTemplateCall) =>
 /** An account template's work: its design drawn with the call's image, text and images. */
 const customWork = (principal: Principal, input: AccountTemplateCall) =>
   Effect.gen(function* () {
-    const { template, process } = yield* accountTemplateWork(principal, input);
+    const { template, process, variants } = yield* accountTemplateWork(principal, input);
     const entitled = yield* entitle(principal, "generate");
     const parameters = {
       template: template.name,
       templateType: CUSTOM_TEMPLATE_TYPE,
       templateId: template.templateId,
       templateVersion: String(template.version),
+      ...(input.variants ? { variants: variants.join(",") } : {}),
     };
-    return { entitled, parameters, process };
+    // One unit per layout drawn, reserved together: all are charged, or none.
+    return { entitled, parameters, process, units: variants.length };
   });
 
 /**
@@ -99,6 +101,7 @@ const customWork = (principal: Principal, input: AccountTemplateCall) =>
  */
 export const generate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
-    const { entitled, parameters, process } = yield* isCustom(input) ? customWork(principal, input) : catalogWork(principal, input);
-    return yield* runTransformation(entitled, { ...parameters, ...choiceParameters(input) }, process);
+    const work = yield* isCustom(input) ? customWork(principal, input) : catalogWork(principal, input);
+    const units = "units" in work ? work.units : 1;
+    return yield* runTransformation(work.entitled, { ...work.parameters, ...choiceParameters(input) }, work.process, units);
   });

@@ -10,6 +10,8 @@ export interface GeneratedResult {
   /** An account's own template: its id and the version drawn. */
   readonly templateId?: string;
   readonly templateVersion?: number;
+  /** An account's template called with variants: the variant drawn. */
+  readonly variant?: string;
   readonly format: RenderedImage["format"];
   readonly width: number;
   readonly height: number;
@@ -18,6 +20,8 @@ export interface GeneratedResult {
   readonly crop: (Box & { readonly by: AppliedFocus }) | null;
   readonly faces: ReadonlyArray<{ readonly box: Box; readonly score: number }>;
   readonly placeholder: Placeholder;
+  /** An account's template called with variants: every variant's result, in the order asked (the first's fields also above). */
+  readonly results?: ReadonlyArray<GeneratedResult>;
 }
 
 /** What a rendered image says of itself in a GeneratedResult, whichever template drew it. */

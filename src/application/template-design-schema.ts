@@ -1,5 +1,14 @@
 import { Schema } from "effect";
-import { CANVAS_FORMATS, type Design, DESIGN_LIMITS, PHOTO_FITS, TEMPLATE_FONTS, TEXT_ALIGNMENTS } from "../domain/template-design.ts";
+import {
+  CANVAS_FORMATS,
+  DEFAULT_VARIANT,
+  type Design,
+  DESIGN_LIMITS,
+  PHOTO_FITS,
+  TEMPLATE_FONTS,
+  TEXT_ALIGNMENTS,
+  TEXT_VERTICAL_ALIGNMENTS,
+} from "../domain/template-design.ts";
 
 /**
  * The shape of a design (domain/template-design.ts), as a body carries it and as its events store
@@ -38,8 +47,11 @@ const TextLayer = Schema.Struct({
   maxSize: Pixels,
   minSize: Pixels,
   align: Schema.optionalKey(oneOf(TEXT_ALIGNMENTS)),
-  lineHeight: Schema.optionalKey(Schema.Finite.annotate({ description: "a multiple of the font size; default 1.2" })),
-  text: Schema.String.annotate({ description: `${DESIGN_LIMITS.maxTextLength} characters at most; a call's text.<name> replaces it` }),
+  valign: Schema.optionalKey(oneOf(TEXT_VERTICAL_ALIGNMENTS).annotate({ description: "where the lines sit in the box; default top" })),
+  lineHeight: Schema.optionalKey(Schema.Finite.annotate({ description: "a multiple of the font size, 0.8 to 3; default 1.2" })),
+  text: Schema.String.annotate({
+    description: `${DESIGN_LIMITS.maxTextLength} characters at most, no emoji (refused, naming each: no colour emoji font is installed); a call's text.<name> replaces it`,
+  }),
 }).annotate({
   identifier: "TextLayer",
   description: `wrapped at word boundaries, shrunk from maxSize to minSize (${DESIGN_LIMITS.minFontSize} to ${DESIGN_LIMITS.maxFontSize}) until it fits its box, then cut with an ellipsis`,
@@ -71,10 +83,27 @@ const Layer = Schema.Union([TextLayer, ImageLayer, PhotoLayer, ShapeLayer]).anno
   message: "must be a text, image, photo or shape layer",
 });
 
-/** The fields of a design, for bodies that carry one beside fields of their own. */
-export const DesignFields = {
+const LayoutFields = {
   canvas: Canvas,
   layers: Schema.Array(Layer).annotate({ description: `drawn in order, the first at the bottom; 1 to ${DESIGN_LIMITS.maxLayers}` }),
+};
+
+const Variant = Schema.Struct(LayoutFields).annotate({
+  identifier: "DesignVariant",
+  description: "another size of the design: its own canvas and layers, checked like the default ones",
+});
+
+/** The fields of a design, for bodies that carry one beside fields of their own. */
+export const DesignFields = {
+  ...LayoutFields,
+  variants: Schema.optionalKey(
+    Schema.Record(Schema.String, Variant).annotate({
+      identifier: "DesignVariants",
+      description:
+        `named variants beside the default canvas and layers (e.g. og, square, story), ${DESIGN_LIMITS.maxVariants} at most; ` +
+        `/generate draws them by name in variants, the default layout as ${DEFAULT_VARIANT}`,
+    }),
+  ),
 };
 
 export const DesignSchema: Schema.Codec<Design, Design> = Schema.Struct(DesignFields).annotate({ identifier: "Design" });

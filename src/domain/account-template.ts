@@ -1,5 +1,5 @@
 import { accept, type Decider, type Decision, reject } from "./decider.ts";
-import { type Design, designIssues, TEMPLATE_NAME_PATTERN } from "./template-design.ts";
+import { type Design, designIssues, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from "./template-design.ts";
 
 /**
  * The templates an account made of its own (issue 27). All of one account's templates are one
@@ -54,8 +54,7 @@ const nameTaken = (state: AccountTemplatesState, name: string, except?: string) 
 
 /** The body's own rules, as a rejection; the use case checks them first to answer with every detail. */
 const invalid = (name: string, design: Design): Decision<AccountTemplateEvent> | undefined => {
-  if (!TEMPLATE_NAME_PATTERN.test(name))
-    return reject("INVALID_TEMPLATE", "name: must be 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit, not tpl_");
+  if (!TEMPLATE_NAME_PATTERN.test(name)) return reject("INVALID_TEMPLATE", `name: ${TEMPLATE_NAME_RULE}`);
   const issues = designIssues(design);
   return issues.length > 0 ? reject("INVALID_TEMPLATE", issues.map(({ path, message }) => `${path}: ${message}`).join("; ")) : undefined;
 };

@@ -7,12 +7,42 @@
 export const LAYER_TYPES = ["text", "image", "photo", "shape"] as const;
 export type LayerType = (typeof LAYER_TYPES)[number];
 
-/** Families that ship in Debian's fonts-dejavu-core and fonts-noto-core (tools/system-packages/ensure.sh). */
-export const TEMPLATE_FONTS = ["DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono", "Noto Sans", "Noto Serif"] as const;
+/**
+ * The families a text layer may name: Debian's fonts-dejavu-core, fonts-noto-core and fonts-noto-cjk
+ * (the Dockerfile; tools/system-packages/ensure.sh for tests). The one list: the body's schema,
+ * the design's rules and GET /templates/fonts all read it. A character a family lacks is drawn
+ * from another of them (fontconfig's fallback): Arabic, Hebrew and CJK text draws in any family.
+ */
+export const TEMPLATE_FONTS = [
+  "DejaVu Sans",
+  "DejaVu Serif",
+  "DejaVu Sans Mono",
+  "Noto Sans",
+  "Noto Serif",
+  "Noto Sans Arabic",
+  "Noto Sans Hebrew",
+  "Noto Sans CJK SC",
+  "Noto Sans CJK TC",
+] as const;
 export type TemplateFont = (typeof TEMPLATE_FONTS)[number];
+
+/** The scripts each family draws with glyphs of its own. */
+export const FONT_SCRIPTS: Readonly<Record<TemplateFont, ReadonlyArray<string>>> = {
+  "DejaVu Sans": ["Latin", "Greek", "Cyrillic"],
+  "DejaVu Serif": ["Latin", "Greek", "Cyrillic"],
+  "DejaVu Sans Mono": ["Latin", "Greek", "Cyrillic"],
+  "Noto Sans": ["Latin", "Greek", "Cyrillic"],
+  "Noto Serif": ["Latin", "Greek", "Cyrillic"],
+  "Noto Sans Arabic": ["Arabic"],
+  "Noto Sans Hebrew": ["Hebrew"],
+  "Noto Sans CJK SC": ["Simplified Chinese", "Japanese", "Korean", "Latin"],
+  "Noto Sans CJK TC": ["Traditional Chinese", "Japanese", "Korean", "Latin"],
+};
 
 export const CANVAS_FORMATS = ["png", "jpeg", "webp"] as const;
 export const TEXT_ALIGNMENTS = ["left", "center", "right"] as const;
+/** Where the drawn lines sit in a box taller than they are; top when left out. */
+export const TEXT_VERTICAL_ALIGNMENTS = ["top", "middle", "bottom"] as const;
 export const PHOTO_FITS = ["cover", "contain"] as const;
 
 export const DESIGN_LIMITS = {
@@ -21,6 +51,8 @@ export const DESIGN_LIMITS = {
   /** 8.4 megapixels: a 4096 × 2048 banner, or 2900². */
   maxCanvasPixels: 8_400_000,
   maxLayers: 24,
+  /** Named variants beside the default layout. */
+  maxVariants: 8,
   maxPhotoLayers: 1,
   maxTextLength: 500,
   minFontSize: 6,
@@ -35,8 +67,12 @@ export const DESIGN_LIMITS = {
 export const COLOUR_PATTERN = /^#[0-9a-fA-F]{6}(?:[0-9a-fA-F]{2})?$/;
 /** A layer's name: what a call's text and images refer to it by. */
 export const DESIGN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** A template's name: the same, but never shaped like a template id (tpl_…), so a reference by either is one template. */
-export const TEMPLATE_NAME_PATTERN = /^(?!tpl_)[a-z0-9][a-z0-9_-]{0,63}$/;
+/**
+ * A template's name: the same, but never shaped like a template id (tpl_…), so a reference by either
+ * is one template, and never `fonts`, which /templates/fonts answers.
+ */
+export const TEMPLATE_NAME_PATTERN = /^(?!tpl_|fonts$)[a-z0-9][a-z0-9_-]{0,63}$/;
+export const TEMPLATE_NAME_RULE = "must be 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit, neither tpl_… nor fonts";
 
 export interface DesignBox {
   readonly x: number;
@@ -63,6 +99,7 @@ export interface TextLayer {
   readonly maxSize: number;
   readonly minSize: number;
   readonly align?: (typeof TEXT_ALIGNMENTS)[number];
+  readonly valign?: (typeof TEXT_VERTICAL_ALIGNMENTS)[number];
   /** Line height as a multiple of the font size; default 1.2. */
   readonly lineHeight?: number;
   readonly text: string;
@@ -92,10 +129,23 @@ export interface ShapeLayer {
 
 export type Layer = TextLayer | ImageLayer | PhotoLayer | ShapeLayer;
 
-export interface Design {
+/** One size of a design: a canvas and the layers drawn on it, bottom first. */
+export interface DesignLayout {
   readonly canvas: Canvas;
   readonly layers: ReadonlyArray<Layer>;
 }
+
+/** The default layout, and named variants of it (other sizes: `og`, `story`), each its own canvas and boxes. */
+export interface Design extends DesignLayout {
+  readonly variants?: Readonly<Record<string, DesignLayout>>;
+}
+
+/** What `/generate`'s `variants` calls the default canvas and layers; no variant may take the name. */
+export const DEFAULT_VARIANT = "default";
+
+/** The layout a call names: the default, or a variant of the design; undefined if it has none of that name. */
+export const layoutOf = (design: Design, variant: string): DesignLayout | undefined =>
+  variant === DEFAULT_VARIANT ? design : Object.hasOwn(design.variants ?? {}, variant) ? design.variants![variant] : undefined;
 
 export interface DesignIssue {
   readonly path: string;
@@ -129,6 +179,24 @@ const boxIssues = (box: DesignBox, canvas: Canvas, path: string): ReadonlyArray<
   return [];
 };
 
+/** An emoji as a colour emoji font would draw it (a pictograph, a flag, a keycap, a sequence, a lone regional indicator); text symbols like © and ☺ are not. */
+const EMOJI = /\p{RGI_Emoji}|\p{Emoji_Presentation}/gv;
+
+/**
+ * Text a layer can draw: no emoji, since no colour emoji font is installed and Pango would draw an
+ * empty box in its place; each one found is named, with its code points.
+ */
+export const textContentIssues = (text: string, path: string): ReadonlyArray<DesignIssue> => {
+  const found = [...new Set(text.match(EMOJI) ?? [])];
+  if (found.length === 0) return [];
+  const named = found
+    .slice(0, 5)
+    .map((emoji) => `"${emoji}" (${[...emoji].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`).join(" ")})`);
+  return [
+    { path, message: `emoji are not drawn (no colour emoji font is installed): ${named.join(", ")}${found.length > 5 ? ` and ${found.length - 5} more` : ""}` },
+  ];
+};
+
 const textIssues = (layer: TextLayer, path: string): ReadonlyArray<DesignIssue> => {
   const { minFontSize, maxFontSize, maxTextLength } = DESIGN_LIMITS;
   const issues: Array<DesignIssue> = [];
@@ -149,6 +217,7 @@ const textIssues = (layer: TextLayer, path: string): ReadonlyArray<DesignIssue> 
     issues.push({ path: `${path}.lineHeight`, message: "must be from 0.8 to 3 (a multiple of the font size)" });
   }
   if (layer.text.length > maxTextLength) issues.push({ path: `${path}.text`, message: `${layer.text.length} characters; the limit is ${maxTextLength}` });
+  issues.push(...textContentIssues(layer.text, `${path}.text`));
   return issues;
 };
 
@@ -168,9 +237,28 @@ const layerIssues = (layer: Layer, canvas: Canvas, path: string): ReadonlyArray<
   }
 };
 
-/** Every rule the design breaks, with where; none: the design can be kept and rendered. */
+/** Every rule the design breaks, in its default layout and in each variant (checked alike), with where; none: it can be kept and rendered. */
 export const designIssues = (design: Design): ReadonlyArray<DesignIssue> => {
-  const { canvas, layers } = design;
+  const variants = Object.entries(design.variants ?? {});
+  const issues = [...layoutIssues(design)];
+  if (variants.length > DESIGN_LIMITS.maxVariants)
+    issues.push({ path: "variants", message: `${variants.length} variants; the limit is ${DESIGN_LIMITS.maxVariants}` });
+  for (const [name, layout] of variants) {
+    if (!DESIGN_NAME_PATTERN.test(name) || name === DEFAULT_VARIANT)
+      issues.push({ path: `variants.${name}`, message: `a variant's name must be 1 to 64 of a-z, 0-9, - and _, and not ${DEFAULT_VARIANT}` });
+    issues.push(...layoutIssues(layout).map((issue) => ({ ...issue, path: `variants.${name}.${issue.path}` })));
+  }
+  const embedded = [design, ...variants.map(([, layout]) => layout)]
+    .flatMap((layout) => layout.layers)
+    .reduce((sum, layer) => sum + (layer.type === "image" ? layer.image.length : 0), 0);
+  if (variants.length > 0 && embedded > DESIGN_LIMITS.maxEmbeddedImagesChars) {
+    issues.push({ path: "variants", message: `embedded images of ${embedded} base64 characters in all; the limit is ${DESIGN_LIMITS.maxEmbeddedImagesChars}` });
+  }
+  return issues;
+};
+
+const layoutIssues = (layout: DesignLayout): ReadonlyArray<DesignIssue> => {
+  const { canvas, layers } = layout;
   const issues: Array<DesignIssue> = [...canvasIssues(canvas)];
   // Only a canvas that is itself valid can hold a box to check.
   const bounds = issues.length === 0 ? canvas : { ...canvas, width: Infinity, height: Infinity };

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect";
 import type { Focus } from "../domain/crop-window.ts";
 import type { Template, TemplateOutput } from "../domain/template-catalog.ts";
-import type { Design } from "../domain/template-design.ts";
+import type { DesignLayout } from "../domain/template-design.ts";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage } from "./errors.ts";
 import type { RenderedImage, RenderedTemplate, ValidatedImage } from "./image.ts";
 
@@ -38,7 +38,7 @@ export interface ImageEngineShape {
   ) => Effect.Effect<RenderedImage, InvalidImage | EngineBusy | EngineTimeout>;
   /** Draws an account's design (domain/template-design.ts) layer by layer on its canvas. */
   readonly renderDesign: (
-    design: Design,
+    design: DesignLayout,
     inputs: DesignInputs,
   ) => Effect.Effect<RenderedTemplate, InvalidImage | EngineBusy | EngineTimeout | DependencyUnavailable>;
 }

@@ -83,6 +83,111 @@ describe("POST /generate with templateType custom", () => {
     }
   });
 
+  it("draws named variants in one call (data.results), one charge each, idempotent; a failure in any variant charges none", async () => {
+    const card = launchCard("sizes", await logoPng());
+    const title = card.layers[1]!;
+    const badBadge = (await logoPng()).slice(0, 80);
+    const story = {
+      canvas: { width: 270, height: 480, background: "#0b1f3a", format: "png" },
+      layers: [
+        { type: "photo", box: { x: 0, y: 0, width: 270, height: 240 }, fit: "cover" },
+        { ...title, box: { x: 15, y: 260, width: 240, height: 120 }, maxSize: 40, minSize: 10 },
+        { type: "image", name: "badge", box: { x: 200, y: 420, width: 60, height: 40 }, image: await logoPng() },
+      ],
+    };
+    const square = {
+      canvas: { width: 300, height: 300, background: "#ffffff", format: "jpeg" },
+      layers: [{ ...title, box: { x: 10, y: 10, width: 280, height: 280 } }],
+    };
+    expect((await call("POST", "/templates", { ...card, variants: { story, square } })).status).toBe(201);
+    const used = async () => (await call("GET", "/user/profile")).json.data.quota.used as number;
+    const before = await used();
+    const body = { templateType: "custom", template: "sizes", image: photo, text: { title: "Launch day" }, variants: ["story", "default", "square"] };
+    const first = await call("POST", "/generate", body, { "Idempotency-Key": "variants-1" });
+    expect(first.status).toBe(200);
+    const results = first.json.data.results as Array<{ variant: string; resultUrl: string; width: number; height: number; format: string }>;
+    expect(results.map(({ variant, width, height, format }) => ({ variant, width, height, format }))).toEqual([
+      { variant: "story", width: 270, height: 480, format: "png" },
+      { variant: "default", width: 1200, height: 630, format: "png" },
+      { variant: "square", width: 300, height: 300, format: "jpeg" },
+    ]);
+    expect(first.json.data).toMatchObject({ variant: "story", resultUrl: results[0]!.resultUrl, templateVersion: 1 });
+    for (const { resultUrl, width, height } of results) expect(await sharp(await fetchResult(resultUrl)).metadata()).toMatchObject({ width, height });
+    expect(await used()).toBe(before + 3);
+    const again = await call("POST", "/generate", body, { "Idempotency-Key": "variants-1" });
+    expect(again.json.data.requestId).toBe(first.json.data.requestId);
+    expect(await used()).toBe(before + 3);
+
+    // Refused before any work: an unknown or repeated variant; then a badge that does not decode, found while the
+    // third layout is drawn after two were made: nothing is charged.
+    const unknown = await call("POST", "/generate", { ...body, variants: ["default", "og", "default"] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.details).toEqual([
+      { path: "variants.1", message: expect.stringContaining("default, story, square") },
+      { path: "variants.2", message: expect.stringContaining("twice") },
+    ]);
+    const failed = await call("POST", "/generate", { ...body, variants: ["default", "square", "story"], images: { badge: badBadge } });
+    expect({ status: failed.status, code: failed.json.error.code }).toEqual({ status: 422, code: "INVALID_IMAGE" });
+    expect(await used()).toBe(before + 3);
+    // Without variants: the default layout alone, one charge, no results.
+    const plain = await call("POST", "/generate", { ...body, variants: undefined });
+    expect(plain.json.data).toMatchObject({ width: 1200, height: 630 });
+    expect(plain.json.data.results).toBeUndefined();
+    expect(await used()).toBe(before + 4);
+  });
+
+  it("places text at the top, the middle or the bottom of its box (valign; top when left out)", async () => {
+    const box = (x: number) => ({ x, y: 50, width: 280, height: 300 });
+    const layer = (name: string, x: number, valign?: string) => ({
+      type: "text",
+      name,
+      box: box(x),
+      font: "DejaVu Sans",
+      color: "#000000",
+      maxSize: 40,
+      minSize: 12,
+      text: "Hi",
+      ...(valign ? { valign } : {}),
+    });
+    const created = await call("POST", "/templates", {
+      name: "valign",
+      canvas: { width: 1200, height: 400, background: "#ffffff", format: "png" },
+      layers: [layer("unset", 0), layer("top", 300, "top"), layer("middle", 600, "middle"), layer("bottom", 900, "bottom")],
+    });
+    expect(created.status).toBe(201);
+    const reply = await call("POST", "/generate", { templateType: "custom", template: "valign" });
+    const { data, info } = await sharp(await fetchResult(reply.json.data.resultUrl))
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    /** The first and last rows with ink in the box at x, as distances from the box's top and bottom. */
+    const inkRows = (x: number) => {
+      const rows: Array<number> = [];
+      for (let y = 0; y < info.height; y++) {
+        for (let col = x; col < x + 280; col++) if (data[(y * info.width + col) * 3]! < 128) rows.push(y);
+      }
+      return { fromTop: Math.min(...rows) - 50, fromBottom: 350 - 1 - Math.max(...rows) };
+    };
+    const [unset, top, middle, bottom] = [0, 300, 600, 900].map(inkRows);
+    expect(unset).toEqual(top);
+    expect(top!.fromTop).toBeLessThan(20);
+    expect(bottom!.fromBottom).toBeLessThan(20);
+    expect(Math.abs(middle!.fromTop - middle!.fromBottom)).toBeLessThan(12);
+    expect(top!.fromBottom).toBeGreaterThan(200);
+    expect(bottom!.fromTop).toBeGreaterThan(200);
+  });
+
+  it("refuses emoji with a 400 naming each one, in a template's text and in a call's (no colour emoji font is installed)", async () => {
+    const refused = await call("POST", "/templates", { ...textCard("emoji"), layers: [{ ...textCard("emoji").layers[0], text: "Launch 🚀 day" }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.details).toEqual([{ path: "layers.0.text", message: expect.stringContaining('"🚀" (U+1F680)') }]);
+    await call("POST", "/templates", textCard("emoji"));
+    const called = await call("POST", "/generate", { templateType: "custom", template: "emoji", text: { body: "Party 🎉 © ☺" } });
+    expect(called.status).toBe(400);
+    expect(called.json.error.details).toEqual([{ path: "text.body", message: expect.stringContaining('"🎉" (U+1F389)') }]);
+    expect((await call("POST", "/generate", { templateType: "custom", template: "emoji", text: { body: "Party © ☺ ✓" } })).status).toBe(200);
+  });
+
   it("draws Latin text that the project's OCR reads back at a character error rate of 2 % or less", { timeout: 120_000 }, async () => {
     await call("POST", "/templates", {
       ...textCard("ocr", 24),

@@ -44,6 +44,25 @@ describe("templates of the account's own over HTTPS", () => {
     expect((await call("GET", `/templates/${id}`, key)).status).toBe(404);
   });
 
+  it("lists the fonts a text layer may name at GET /templates/fonts: the same list a body's font is checked against", async () => {
+    const key = await keyOf("free");
+    const reply = await call("GET", "/templates/fonts", key);
+    expect(reply.status).toBe(200);
+    const fonts = reply.json.data.fonts as Array<{ family: string; scripts: Array<string> }>;
+    expect(fonts.map((font) => font.family)).toEqual(expect.arrayContaining(["Noto Sans", "DejaVu Sans", "Noto Sans Arabic", "Noto Sans CJK TC"]));
+    expect(fonts.find((font) => font.family === "Noto Sans Hebrew")?.scripts).toEqual(["Hebrew"]);
+    // Every family listed is one a template may use; one not listed is refused, naming the list.
+    const card = launchCard("fonts-listed", logo);
+    const withFont = (font: string) => ({ ...card, layers: card.layers.map((layer) => (layer.type === "text" ? { ...layer, font } : layer)) });
+    expect((await call("POST", "/templates", key, card)).status).toBe(201);
+    for (const { family } of fonts) expect((await call("PUT", "/templates/fonts-listed", key, withFont(family))).status, family).toBe(200);
+    const refused = await call("POST", "/templates", key, { ...withFont("Comic Sans MS"), name: "fonts-refused" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.details).toContainEqual({ path: "layers.1.font", message: expect.stringContaining(fonts.map((font) => font.family).join(", ")) });
+    // "fonts" is the list's path, so no template may take it as its name.
+    expect((await call("POST", "/templates", key, launchCard("fonts", logo))).json.error.details).toContainEqual({ path: "name", message: expect.any(String) });
+  });
+
   it("keeps each account's templates to itself: to any other they do not exist", async () => {
     const [owner, other] = [await keyOf("pro"), await keyOf("pro")];
     const id = (await call("POST", "/templates", owner, launchCard("mine", logo))).json.data.id as string;

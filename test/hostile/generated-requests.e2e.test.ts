@@ -309,6 +309,7 @@ describe("requests generated from the served OpenAPI document", () => {
         "get /results/{resultId}",
         "get /templates",
         "post /templates",
+        "get /templates/fonts",
         "get /templates/{id}",
         "put /templates/{id}",
         "delete /templates/{id}",

@@ -110,7 +110,14 @@ describe.skipIf(composeVersion === undefined)(`docker-compose.yml (docker-compos
 
   it("installs in the image a Debian package for every font a template's text layer may name", () => {
     const dockerfile = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
-    const packageOf = (family: string) => (family.startsWith("DejaVu") ? "fonts-dejavu-core" : family.startsWith("Noto") ? "fonts-noto-core" : family);
+    const packageOf = (family: string) =>
+      family.startsWith("DejaVu")
+        ? "fonts-dejavu-core"
+        : family.startsWith("Noto Sans CJK")
+          ? "fonts-noto-cjk"
+          : family.startsWith("Noto")
+            ? "fonts-noto-core"
+            : family;
     for (const family of TEMPLATE_FONTS) expect(dockerfile, family).toMatch(new RegExp(`apt-get install[^\\n]*\\b${packageOf(family)}\\b`));
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Design, DESIGN_LIMITS, designIssues, type Layer, type TemplateFont } from "../../src/domain/template-design.ts";
+import { type Design, DESIGN_LIMITS, designIssues, type Layer, type TemplateFont, textContentIssues } from "../../src/domain/template-design.ts";
 
 const canvas: Design["canvas"] = { width: 1200, height: 630, background: "#0b1f3a", format: "png" };
 const text: Layer = {
@@ -50,6 +50,37 @@ describe("template design rules", () => {
     expect(paths({ canvas, layers: [{ ...text, maxSize: 1000 }] })).toEqual(["layers.0.maxSize"]);
     expect(paths({ canvas, layers: [{ ...text, font: "Comic Sans" as TemplateFont }] })).toEqual(["layers.0.font"]);
     expect(paths({ canvas, layers: [{ ...text, color: "#fff" }] })).toEqual(["layers.0.color"]);
+  });
+
+  it("refuses emoji, naming each with its code points; keeps text symbols, Arabic, Hebrew and CJK", () => {
+    expect(textContentIssues("Launch 🎉 and 👍🏽 today 🎉", "text.title")).toEqual([
+      { path: "text.title", message: 'emoji are not drawn (no colour emoji font is installed): "🎉" (U+1F389), "👍🏽" (U+1F44D U+1F3FD)' },
+    ]);
+    expect(textContentIssues("flag 🇫🇷, keycap 1️⃣, lone 🇦", "t")[0]?.message).toContain('"🇫🇷" (U+1F1EB U+1F1F7), "1️⃣" (U+0031 U+FE0F U+20E3), "🇦" (U+1F1E6)');
+    expect(textContentIssues("© ® ™ ☺ ★ ✓ ❤ — مرحبا שלום 繁體 简体", "t")).toEqual([]);
+    expect(paths({ canvas, layers: [{ ...text, text: "Hi 🚀" }] })).toEqual(["layers.0.text"]);
+  });
+
+  it("checks each variant like the default layout, its paths under variants.<name>; the name default is the default's", () => {
+    const story: Design["canvas"] = { width: 1080, height: 1920, background: "#000000", format: "png" };
+    const tall = { ...text, box: { x: 40, y: 1500, width: 1000, height: 300 } };
+    expect(designIssues({ canvas, layers: [text], variants: { story: { canvas: story, layers: [tall] } } })).toEqual([]);
+    // The default's box lies outside the story canvas's height only in the variant that uses it.
+    expect(paths({ canvas, layers: [text], variants: { story: { canvas: story, layers: [tall] }, og: { canvas, layers: [tall] } } })).toEqual([
+      "variants.og.layers.0.box",
+    ]);
+    expect(paths({ canvas, layers: [text], variants: { default: { canvas, layers: [text] } } })).toEqual(["variants.default"]);
+    expect(paths({ canvas, layers: [text], variants: { story: { canvas: { ...story, width: 9000 }, layers: [{ ...text, text: "🎉" }] } } })).toEqual([
+      "variants.story.canvas.width",
+      "variants.story.layers.0.text",
+    ]);
+    const many = Object.fromEntries([...Array(DESIGN_LIMITS.maxVariants + 1).keys()].map((i) => [`v${i}`, { canvas, layers: [text] }]));
+    expect(paths({ canvas, layers: [text], variants: many })).toEqual(["variants"]);
+  });
+
+  it("takes a vertical alignment and a line height within bounds", () => {
+    for (const valign of ["top", "middle", "bottom"] as const) expect(designIssues({ canvas, layers: [{ ...text, valign, lineHeight: 1.5 }] })).toEqual([]);
+    expect(paths({ canvas, layers: [{ ...text, lineHeight: 5 }] })).toEqual(["layers.0.lineHeight"]);
   });
 
   it("bounds layers: how many, one photo, unique names, embedded image sizes", () => {

@@ -2,7 +2,8 @@
 # What the test suite needs from the machine besides npm, checked by what it does rather than by
 # package name, and installed from Debian where missing. `npm test` runs this first, so the README's
 # two commands work on a fresh machine:
-#   - fonts for the generated OCR corpus: Latin, CJK and Arabic (fontconfig, DejaVu, Noto);
+#   - fonts for the generated OCR corpus and template text layers: Latin, CJK, Arabic and Hebrew
+#     (fontconfig, DejaVu, Noto);
 #   - chromium, which runs the console's browser tests (driven by playwright-core);
 #   - the tesseract CLI with English, OSD and traditional Chinese: the native baseline the held-out
 #     OCR pages are compared with;
@@ -27,6 +28,7 @@ needs=(
   "fonts (DejaVu Sans)|font 'DejaVu Sans'|fontconfig fonts-dejavu-core"
   "fonts (Noto Sans CJK)|font 'Noto Sans CJK JP'|fontconfig fonts-noto-cjk"
   "fonts (Noto Arabic)|arabic_font|fontconfig fonts-noto-core"
+  "fonts (Noto Sans Hebrew)|font 'Noto Sans Hebrew'|fontconfig fonts-noto-core"
   "chromium|chromium_found|chromium"
   "tesseract CLI with eng|tesseract_reads eng|tesseract-ocr tesseract-ocr-eng"
   "tesseract CLI with osd|tesseract_reads osd|tesseract-ocr tesseract-ocr-osd"
@@ -52,7 +54,7 @@ check() {
 
 check
 if [ ${#missing_what[@]} -eq 0 ]; then
-  echo "system-packages: present: fonts (Latin, CJK, Arabic), chromium, tesseract CLI (eng, osd, chi_tra), docker-compose, promtool, poppler-utils"
+  echo "system-packages: present: fonts (Latin, CJK, Arabic, Hebrew), chromium, tesseract CLI (eng, osd, chi_tra), docker-compose, promtool, poppler-utils"
   exit 0
 fi
 

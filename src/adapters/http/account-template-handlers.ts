@@ -1,6 +1,7 @@
 import { Effect } from "effect";
 import { createTemplate, deleteTemplate, getTemplate, reviseTemplate } from "../../application/account-templates.ts";
 import type { TemplateVersion } from "../../domain/account-template.ts";
+import { FONT_SCRIPTS, TEMPLATE_FONTS } from "../../domain/template-design.ts";
 import type { ImageTransformationApi } from "./api-definition.ts";
 import type { AppServices } from "./app-services.ts";
 import type { Handlers } from "./route/mount.ts";
@@ -14,12 +15,14 @@ const templateData = ({ templateId, name, version, createdAt, updatedAt, design 
   updatedAt,
   canvas: design.canvas,
   layers: design.layers,
+  ...(design.variants ? { variants: design.variants } : {}),
 });
 
-type AccountTemplateRoutes = "createTemplate" | "getTemplate" | "reviseTemplate" | "deleteTemplate";
+type AccountTemplateRoutes = "listTemplateFonts" | "createTemplate" | "getTemplate" | "reviseTemplate" | "deleteTemplate";
 
 /** The routes of an account's own templates, by their names in account-templates-api.ts. */
 export const accountTemplateHandlers: Pick<Handlers<typeof ImageTransformationApi, AppServices>, AccountTemplateRoutes> = {
+  listTemplateFonts: () => Effect.succeed({ fonts: TEMPLATE_FONTS.map((family) => ({ family, scripts: FONT_SCRIPTS[family] })) }),
   createTemplate: ({ principal, payload }) => Effect.map(createTemplate(principal, payload), templateData),
   getTemplate: ({ principal, params }) => Effect.map(getTemplate(principal, params.id), templateData),
   reviseTemplate: ({ principal, params, payload }) => Effect.map(reviseTemplate(principal, params.id, payload), templateData),

@@ -1,6 +1,6 @@
 import { Schema } from "effect";
 import { DesignFields } from "../../application/template-design-schema.ts";
-import { DESIGN_LIMITS } from "../../domain/template-design.ts";
+import { DESIGN_LIMITS, TEMPLATE_FONTS } from "../../domain/template-design.ts";
 
 /** The body and the reply of the routes of an account's own templates (account-templates-api.ts). */
 export const TemplateBody = Schema.Struct({
@@ -33,4 +33,13 @@ export const DeletedTemplateData = Schema.Struct({
   name: Schema.String,
   version: Schema.Int.annotate({ description: "the version deleted" }),
   deleted: Schema.Literal(true),
+});
+
+export const TemplateFontsData = Schema.Struct({
+  fonts: Schema.Array(
+    Schema.Struct({
+      family: Schema.Literals(TEMPLATE_FONTS).annotate({ description: "what a text layer's font names" }),
+      scripts: Schema.Array(Schema.String).annotate({ description: "the scripts it draws with glyphs of its own" }),
+    }).annotate({ identifier: "TemplateFont" }),
+  ).annotate({ description: "every family a text layer may name, and no other" }),
 });

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api";
 import { PLANS } from "../../domain/plan.ts";
-import { AccountTemplateData, DeletedTemplateData, TemplateBody, TemplateId } from "./account-template-schemas.ts";
+import { AccountTemplateData, DeletedTemplateData, TemplateBody, TemplateFontsData, TemplateId } from "./account-template-schemas.ts";
 import { ApiKey, idempotencyHeader, KEYED, POSTED } from "./api-security.ts";
 import type { ApiErrorTag } from "./error-response.ts";
 import { errorResponses } from "./error-responses.ts";
@@ -11,6 +11,7 @@ export const CreatedTemplateResponse = Success("CreatedAccountTemplateReply", Ac
 export const AccountTemplateResponse = Success("AccountTemplateReply", AccountTemplateData);
 export const RevisedTemplateResponse = Success("RevisedAccountTemplateReply", AccountTemplateData);
 export const DeletedTemplateResponse = Success("DeletedAccountTemplateReply", DeletedTemplateData);
+export const TemplateFontsResponse = Success("TemplateFontsReply", TemplateFontsData);
 
 const limits = `free ${PLANS.free.accountTemplates}, pro ${PLANS.pro.accountTemplates}, enterprise ${PLANS.enterprise.accountTemplates ?? "unlimited"}`;
 /** A body is checked whole, its images decoded and the design drawn once, before it is kept; a name taken is 409. */
@@ -38,6 +39,17 @@ export const accountTemplates = HttpApiGroup.make("accountTemplates", { topLevel
         OpenApi.Description,
         `Templates per account: ${limits} (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. ` +
           "POST /generate with templateType custom and template set to its name or id draws it.",
+      ),
+    // Before /templates/:id, which would otherwise take "fonts" for a template's name (a name no template may have).
+    HttpApiEndpoint.get("listTemplateFonts", "/templates/fonts", {
+      success: TemplateFontsResponse.annotate({ description: "The font families a text layer may name, with the scripts each draws" }),
+      error: errorResponses("Keyed", KEYED),
+    })
+      .annotate(OpenApi.Summary, "The fonts of templates' text layers")
+      .annotate(
+        OpenApi.Description,
+        "The values a text layer's font may take; any other is a 400. A character the family lacks (Arabic, Hebrew, Chinese in a Latin family) " +
+          "is drawn from another family of the list. Emoji are refused (400, naming each): no colour emoji font is installed.",
       ),
     HttpApiEndpoint.get("getTemplate", "/templates/:id", {
       params,

@@ -55,7 +55,19 @@ export const apiHandlers = ({ resultUrls, publicBaseUrl }: ApiHandlerOptions): H
     Effect.map(chargeReceiptOf(transformed.requestId), (receipt) => ({ ...data(transformed), receipt }));
 
   return {
-    generateImage: ({ principal, payload }) => Effect.flatMap(generate(principal, payload), (done) => withReceipt(done, storedResultData)),
+    generateImage: ({ principal, payload }) =>
+      Effect.flatMap(generate(principal, payload), (done) =>
+        withReceipt(done, (transformed) => {
+          const { results, ...data } = storedResultData(transformed);
+          const variants = results?.map(({ resultId, expiresAt, ...result }) => ({
+            ...result,
+            resultId,
+            resultUrl: resultUrlFor(resultId, expiresAt),
+            expiresAt: expiresAt.toISOString(),
+          }));
+          return variants === undefined ? data : { ...data, results: variants };
+        }),
+      ),
     recognizeText: ({ principal, payload }) =>
       Effect.flatMap(recognizeText(principal, payload), (done) =>
         withReceipt(done, ({ requestId, value, processingTimeMs }) => {

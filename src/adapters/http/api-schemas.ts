@@ -158,6 +158,15 @@ const CustomGenerateRequest = Schema.Struct({
   images: Schema.optionalKey(
     Schema.Record(Schema.String, ImageData).annotate({ identifier: "TemplateImages", description: "an image layer's picture, by its name" }),
   ),
+  variants: Schema.optionalKey(
+    Schema.Array(Schema.String).annotate({
+      identifier: "TemplateVariants",
+      description:
+        "custom templates: the layouts to draw in one call, by name (default: the default canvas and layers); answered with data.results, one per variant. " +
+        "Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone",
+      examples: [["default", "story"]],
+    }),
+  ),
 }).annotate({
   identifier: "CustomGenerateRequest",
   description: "one of your own templates drawn: image fills its photo layer (required when it has one), text and images its named layers",

@@ -46,17 +46,17 @@ const PixelBox = {
   height: Count,
 };
 
-export const GenerateImageData = Schema.Struct({
-  ...StoredResult,
+/** What one drawn image of /generate says of itself. */
+const GeneratedImageFields = {
   template: Schema.String.annotate({ description: "the catalog template's name, or your template's name" }),
   templateType: GenerateTemplateType,
   templateId: Schema.optionalKey(Schema.String.annotate({ description: "custom templates: the template's id" })),
   templateVersion: Schema.optionalKey(Count.annotate({ description: "custom templates: the version drawn" })),
+  variant: Schema.optionalKey(Text.annotate({ description: "custom templates called with variants: the variant drawn (default: the default layout)" })),
   format: Schema.Literals(["jpeg", "png", "webp", "avif"]),
   width: Count,
   height: Count,
   bytes: Count,
-  processingTime: Milliseconds,
   crop: Schema.NullOr(
     Schema.Struct({
       ...PixelBox,
@@ -75,6 +75,25 @@ export const GenerateImageData = Schema.Struct({
     blurhash: Text.annotate({ description: "BlurHash of the result, 4×3 components (transparency shown on white)" }),
     thumbhash: Text.annotate({ description: "ThumbHash of the result, base64; keeps transparency and the aspect ratio" }),
   }).annotate({ description: "what a page can show while the result loads" }),
+};
+
+const VariantResult = Schema.Struct({
+  resultUrl: StoredResult.resultUrl,
+  expiresAt: DateTime,
+  ...GeneratedImageFields,
+}).annotate({ identifier: "GeneratedVariant", description: "one variant's result, as a /generate result gives it" });
+
+export const GenerateImageData = Schema.Struct({
+  ...StoredResult,
+  ...GeneratedImageFields,
+  processingTime: Milliseconds,
+  results: Schema.optionalKey(
+    Schema.Array(VariantResult).annotate({
+      description:
+        "custom templates called with variants: one result per variant, in the order asked (the fields around it repeat the first); " +
+        "each variant is one transformation, all charged together or none",
+    }),
+  ),
 });
 
 export const VirtualTryOnData = Schema.Struct({

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
 import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
-import type { Design, DesignBox, Layer } from "../../domain/template-design.ts";
+import type { DesignBox, DesignLayout, Layer } from "../../domain/template-design.ts";
 import { type EngineTimeout, InvalidImage } from "../../ports/errors.ts";
 import type { FaceDetectorShape } from "../../ports/face-detector.ts";
 import type { Framing, RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
@@ -96,15 +96,18 @@ export const makeDesignRenderer = ({ maxPixels, timeoutSeconds, faces }: DesignR
           run(() => drawTextLayer(layer, inputs.text[layer.name] ?? layer.text), defect(`text layer ${layer.name}`)),
           (drawn) => {
             if (drawn === undefined) return undefined;
-            const slack = box.width - drawn.width;
-            const left = box.x + (layer.align === "right" ? slack : layer.align === "center" ? Math.floor(slack / 2) : 0);
-            return { overlay: { input: drawn.png, left, top: box.y } };
+            const offset = (slack: number, at: "start" | "middle" | "end") => (at === "end" ? slack : at === "middle" ? Math.floor(slack / 2) : 0);
+            const across = layer.align === "right" ? "end" : layer.align === "center" ? "middle" : "start";
+            const down = layer.valign === "bottom" ? "end" : layer.valign === "middle" ? "middle" : "start";
+            return {
+              overlay: { input: drawn.png, left: box.x + offset(box.width - drawn.width, across), top: box.y + offset(box.height - drawn.height, down) },
+            };
           },
         );
     }
   };
 
-  return (design: Design, inputs: DesignInputs) =>
+  return (design: DesignLayout, inputs: DesignInputs) =>
     Effect.gen(function* () {
       const { canvas } = design;
       const drawn = yield* Effect.forEach(design.layers, (layer) => overlayOf(layer, inputs), { concurrency: 4 });

@@ -25,6 +25,19 @@ const span = (layer: TextLayer, text: string) => {
   return `<span foreground="${colour}"${alpha} font_weight="${Math.round(layer.weight ?? 400)}">${escapeMarkup(text)}</span>`;
 };
 
+const RIGHT_TO_LEFT = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
+
+/**
+ * Pango mirrors left and right for a paragraph whose first letter is right to left (its alignment
+ * means start and end); a layer's `align` means what the eye sees, so it is mirrored back. The
+ * text's first letter decides for all its lines.
+ */
+const pangoAlign = (layer: TextLayer, text: string) => {
+  const align = layer.align ?? "left";
+  if (align === "center" || !RIGHT_TO_LEFT.test(text.match(/\p{L}/u)?.[0] ?? "")) return align;
+  return align === "left" ? "right" : "left";
+};
+
 const draw = async (layer: TextLayer, text: string, size: number): Promise<DrawnText> => {
   const { data, info } = await sharp({
     text: {
@@ -33,7 +46,7 @@ const draw = async (layer: TextLayer, text: string, size: number): Promise<Drawn
       width: layer.box.width,
       dpi: 72,
       rgba: true,
-      align: layer.align ?? "left",
+      align: pangoAlign(layer, text),
       wrap: "word-char",
       spacing: Math.round(size * ((layer.lineHeight ?? 1.2) - 1)),
     },
