@@ -22,6 +22,8 @@ let document: { paths: Record<string, Record<string, Operation>> };
 let keys: ReadonlyArray<string>;
 let accounts: ReadonlyArray<string>;
 let images: ReadonlyArray<Uint8Array>;
+/** Images every template takes, for bodies whose other fields belong together. */
+let decodable: ReadonlyArray<Uint8Array>;
 let people: ReadonlyArray<Uint8Array>;
 let garments: ReadonlyArray<Uint8Array>;
 let catalog: ReadonlyArray<{ template: string; templateType: string }>;
@@ -100,6 +102,7 @@ beforeAll(async () => {
     // Over the 1 MiB image limit.
     Buffer.alloc((1 << 20) + 10, 7),
   ];
+  decodable = [photo, page];
   people = [astronaut()];
   garments = [await tshirt()];
   // One result to fetch from the start; later ones join as the run makes them.
@@ -250,7 +253,24 @@ const together = (operation: string): fc.Arbitrary<Record<string, unknown>> => {
   const pick = <T>(values: () => ReadonlyArray<T>) => fc.nat().map((i) => values()[i % values().length]!);
   switch (operation) {
     case "post /generate":
-      return pick(() => catalog).map(({ template, templateType }) => ({ template, templateType }));
+      // Half of them with an image that decodes too, and a format the body takes (the "format" hint
+      // draws a result URL's; left undefined, JSON drops it): most drawn bodies would otherwise never
+      // reach the engine.
+      return fc
+        .tuple(
+          pick(() => catalog),
+          fc.option(
+            pick(() => decodable),
+            { nil: undefined, freq: 2 },
+          ),
+          fc.constantFrom(undefined, "auto"),
+        )
+        .map(([{ template, templateType }, image, format]) => ({
+          template,
+          templateType,
+          format,
+          ...(image ? { image: Buffer.from(image).toString("base64") } : {}),
+        }));
     case "get /audit/accounts/{accountId}":
       return pick(() => accounts).map((accountId) => ({ accountId }));
     case "get /results/{resultId}":

@@ -23,7 +23,7 @@ export const BLAZEFACE_GRIDS = [
  * 12 pixels) and the longer side at COARSE_SIDE (faces up to the whole frame; the model was trained
  * on faces of roughly 20 to 190 pixels). 384 rather than 512: the fine run costs about half as
  * much, and the face set's smallest faces (3.6 % of the shorter side) still score 0.81 or more, as
- * at 512; at 320 two of them are lost (face-crops.int.test.ts).
+ * at 512; at 320 two of them are lost (test/accuracy/face-crops.int.test.ts).
  */
 export const FINE_SIDE = 384;
 export const COARSE_SIDE = 256;

@@ -4,18 +4,20 @@ import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { Principal } from "../../../application/authenticate.ts";
+import { echo } from "../../../domain/echo.ts";
 import type { AdmissionBudget } from "../admission-budget.ts";
 import { ApiKey, OperatorToken } from "../api-security.ts";
 import type { AppServices } from "../app-services.ts";
 import { respondWith, type RunEffect } from "../effect-runner.ts";
-import type { ApiError } from "../error-response.ts";
+import { type ApiError, errorResponseOf } from "../error-response.ts";
+import { MethodNotAllowed } from "../http-errors.ts";
 import { authenticateKey } from "../middleware/authenticate-key.ts";
 import { admitByMemory } from "../middleware/engine-admission.ts";
 import { idempotencyKeyOf, idempotent } from "../middleware/idempotency.ts";
 import { readJsonObject } from "../middleware/json-body.ts";
 import { operatorCredential } from "../middleware/operator-credential.ts";
 import { decodeBody } from "../request-body.ts";
-import { sendSuccess, type SuccessSchema } from "../respond.ts";
+import { sendError, sendSuccess, type SuccessSchema } from "../respond.ts";
 import { type BodyLimits, EngineWork } from "./engine-work.ts";
 
 /**
@@ -141,6 +143,9 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   };
 };
 
+/** The methods a route may take, so the ones a path may answer with 405 before another route takes them. */
+const OVERRIDABLE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
 /** The API's routes under `prefix`, each as api-definition.ts declares it, answered by its handler. */
 export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
@@ -149,11 +154,24 @@ export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>
 ): Router => {
   const router = new Router({ prefix: options.prefix });
   const byName = handlers as unknown as Readonly<Record<string, AnyHandler>>;
-  for (const group of Object.values(api.groups as unknown as Record<string, HttpApiGroup.Top>)) {
-    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>) {
-      const handler = byName[endpoint.identifier];
-      if (handler === undefined) throw new Error(`no handler for ${endpoint.identifier}`);
-      router.register(endpoint.path, [endpoint.method], routeOf(endpoint, handler, options), { name: endpoint.identifier });
+  const endpoints = Object.values(api.groups as unknown as Record<string, HttpApiGroup.Top>).flatMap(
+    (group) => Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>,
+  );
+  const shielded = new Set<string>();
+  for (const endpoint of endpoints) {
+    const handler = byName[endpoint.identifier];
+    if (handler === undefined) throw new Error(`no handler for ${endpoint.identifier}`);
+    router.register(endpoint.path, [endpoint.method], routeOf(endpoint, handler, options), { name: endpoint.identifier });
+    // A literal path (/templates/fonts) answers its other methods with 405 itself, before a path
+    // with a parameter declared after it (/templates/:id) could take them.
+    if (!endpoint.path.includes(":") && !shielded.has(endpoint.path)) {
+      shielded.add(endpoint.path);
+      const allow: Array<string> = endpoints.filter(({ path }) => path === endpoint.path).map(({ method }) => method);
+      const others = OVERRIDABLE_METHODS.filter((method) => !allow.includes(method));
+      if (allow.includes("GET")) allow.push("HEAD");
+      router.register(endpoint.path, others, (ctx) =>
+        sendError(ctx, errorResponseOf(new MethodNotAllowed({ method: echo(ctx.method), path: echo(ctx.path), allow }))),
+      );
     }
   }
   return router;
