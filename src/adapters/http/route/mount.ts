@@ -169,9 +169,11 @@ export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>
       const allow: Array<string> = endpoints.filter(({ path }) => path === endpoint.path).map(({ method }) => method);
       const others = OVERRIDABLE_METHODS.filter((method) => !allow.includes(method));
       if (allow.includes("GET")) allow.push("HEAD");
-      router.register(endpoint.path, others, (ctx) =>
-        sendError(ctx, errorResponseOf(new MethodNotAllowed({ method: echo(ctx.method), path: echo(ctx.path), allow }))),
-      );
+      // A layer with no method would run for every method, as middleware.
+      if (others.length > 0)
+        router.register(endpoint.path, others, (ctx) =>
+          sendError(ctx, errorResponseOf(new MethodNotAllowed({ method: echo(ctx.method), path: echo(ctx.path), allow }))),
+        );
     }
   }
   return router;
