@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
+import { launchCard } from "../../test/support/account-template-fixtures.ts";
 import { provisionAccount, startService } from "../../test/support/service-process.ts";
 
 /**
@@ -24,27 +25,7 @@ try {
   const key = (await provisionAccount(service.env, "pro")).keys[0]!.key;
   const created = await service.client.request("POST", "/api/templates", {
     key,
-    body: {
-      name: "launch-card",
-      canvas: { width: 1200, height: 630, background: "#0b1f3a", format: "png" },
-      layers: [
-        { type: "photo", box: { x: 0, y: 0, width: 600, height: 630 }, fit: "cover" },
-        {
-          type: "text",
-          name: "title",
-          box: { x: 640, y: 80, width: 520, height: 260 },
-          font: "Noto Sans",
-          weight: 700,
-          color: "#ffffff",
-          maxSize: 96,
-          minSize: 20,
-          align: "left",
-          text: "Default headline",
-        },
-        { type: "image", name: "logo", box: { x: 1040, y: 520, width: 120, height: 80 }, image: logo.toString("base64") },
-        { type: "shape", box: { x: 620, y: 600, width: 560, height: 6 }, fill: "#ffcc00" },
-      ],
-    },
+    body: launchCard("launch-card", logo.toString("base64")),
   });
   say("POST /api/templates", created.status, JSON.stringify({ id: created.json.data?.id, version: created.json.data?.version }));
   const generated = await service.client.request("POST", "/api/generate", {
