@@ -1507,7 +1507,7 @@ export interface components {
             variants?: components["schemas"]["TemplateVariants"];
         };
         /**
-         * @description custom templates: the layouts to draw in one call, by name (default: the default canvas and layers); answered with data.results, one per variant. Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone
+         * @description custom templates: the layouts to draw in one call, by name (default: the default canvas and layers), each once, 9 at most (default and the 8 variants a template may hold); answered with data.results, one per variant. Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone
          * @example [
          *       "default",
          *       "story"
@@ -1557,7 +1557,10 @@ export interface components {
             templateType: components["schemas"]["TemplateType"];
             focus?: components["schemas"]["Focus"];
             format?: components["schemas"]["GenerateFormat"];
+            variants?: components["schemas"]["CatalogVariants"];
         };
+        /** @description not taken: variants are layouts of your own templates (templateType custom); a catalog template has one */
+        CatalogVariants: unknown;
     };
     responses: never;
     parameters: never;

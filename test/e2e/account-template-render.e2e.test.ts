@@ -136,6 +136,38 @@ describe("POST /generate with templateType custom", () => {
     expect(await used()).toBe(before + 4);
   });
 
+  it("holds variants to what a template can have (the document's maxItems) and refuses them on a catalog template, charging nothing", async () => {
+    const document = (await service.client.send("GET", "/api/openapi.json")).json;
+    const { maxItems, minItems } = document.components.schemas.TemplateVariants as { maxItems: number; minItems: number };
+    expect(document.components.schemas.CatalogGenerateRequest.properties.variants).toEqual({ $ref: "#/components/schemas/CatalogVariants" });
+    // maxItems is the default layout and every variant a template may hold: as many as it holds are taken, one more is refused.
+    const small = {
+      canvas: { width: 32, height: 32, background: "#ffffff", format: "png" },
+      layers: [{ type: "shape", box: { x: 0, y: 0, width: 8, height: 8 }, fill: "#000000" }],
+    };
+    const named = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`v${i}`, small]));
+    expect((await call("POST", "/templates", { name: "many", ...small, variants: named(maxItems - 1) })).status).toBe(201);
+    const over = await call("POST", "/templates", { name: "too-many", ...small, variants: named(maxItems) });
+    expect(over.json.error.details).toEqual([{ path: "variants", message: expect.stringContaining(`the limit is ${maxItems - 1}`) }]);
+    const used = async () => (await call("GET", "/user/profile")).json.data.quota.used as number;
+    const before = await used();
+    const names = ["default", ...Object.keys(named(maxItems - 1))];
+    for (const variants of [[...names, "default"], []]) {
+      const reply = await call("POST", "/generate", { templateType: "custom", template: "many", variants });
+      expect({ length: variants.length, status: reply.status, code: reply.json.error.code }).toEqual({
+        length: variants.length,
+        status: 400,
+        code: "INVALID_REQUEST",
+      });
+      expect(reply.json.error.details).toEqual([{ path: "variants", message: expect.stringContaining(`1 to ${maxItems}`) }]);
+    }
+    expect(minItems).toBe(1);
+    const catalog = await call("POST", "/generate", { image: photo, template: "instagram-square", templateType: "social", variants: ["default"] });
+    expect(catalog.status).toBe(400);
+    expect(catalog.json.error.details).toEqual([{ path: "variants", message: expect.stringContaining("only templateType custom takes variants") }]);
+    expect(await used()).toBe(before);
+  });
+
   it("places text at the top, the middle or the bottom of its box (valign; top when left out)", async () => {
     const box = (x: number) => ({ x, y: 50, width: 280, height: 300 });
     const layer = (name: string, x: number, valign?: string) => ({

@@ -269,6 +269,8 @@ const together = (operation: string): fc.Arbitrary<Record<string, unknown>> => {
           template,
           templateType,
           format,
+          // A catalog template takes no variants (a drawn custom form's would make it a 400).
+          variants: undefined,
           ...(image ? { image: Buffer.from(image).toString("base64") } : {}),
         }));
     case "get /audit/accounts/{accountId}":

@@ -15,6 +15,7 @@ export interface JsonSchema {
   readonly enum?: ReadonlyArray<unknown>;
   readonly anyOf?: ReadonlyArray<JsonSchema>;
   readonly oneOf?: ReadonlyArray<JsonSchema>;
+  readonly not?: JsonSchema;
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly minimum?: number;
@@ -64,9 +65,10 @@ export const validArbitrary = (document: unknown, schema: JsonSchema, hint: Hint
   const type = Array.isArray(resolved.type) ? resolved.type[0] : resolved.type;
   switch (type) {
     case "object": {
-      const properties = resolved.properties ?? {};
-      const model = Object.fromEntries(Object.entries(properties).map(([key, inner]) => [key, validArbitrary(document, inner, hint, key)]));
-      return fc.record(model, { requiredKeys: [...(resolved.required ?? [])] });
+      // A property whose schema is `not: {}` takes no value at all: a valid object leaves it out.
+      const properties = Object.entries(resolved.properties ?? {}).filter(([, inner]) => resolve(document, inner).not === undefined);
+      const model = Object.fromEntries(properties.map(([key, inner]) => [key, validArbitrary(document, inner, hint, key)]));
+      return fc.record(model, { requiredKeys: (resolved.required ?? []).filter((key) => key in model) });
     }
     case "array":
       return fc.array(validArbitrary(document, resolved.items ?? {}, hint, name), { maxLength: 4 });

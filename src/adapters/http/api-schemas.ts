@@ -3,6 +3,7 @@ import { GENERATE_FORMATS } from "../../domain/auto-format.ts";
 import { FOCUS_NAMES } from "../../domain/crop-window.ts";
 import { URL_FORMATS } from "../../domain/negotiate-format.ts";
 import { TEMPLATES, templateTypes } from "../../domain/template-catalog.ts";
+import { DEFAULT_VARIANT, DESIGN_LIMITS } from "../../domain/template-design.ts";
 import {
   DEFAULT_TRYON_SETTINGS,
   TRYON_SETTING_DESCRIPTIONS,
@@ -132,6 +133,22 @@ export const GenerateTemplateType = oneOf([...uniqueNames(templateTypes(TEMPLATE
   description: "a catalog template's type (GET /templates), or custom for one of your own templates (POST /templates)",
 });
 
+/**
+ * The layouts a call may name: the default and each variant a template can hold, each once; the use
+ * case holds a call to the template's own (a variant it lacks or one named twice is refused there).
+ */
+const MAX_VARIANTS_PER_CALL = DESIGN_LIMITS.maxVariants + 1;
+
+/**
+ * `variants` belongs to the custom form alone: a catalog template has one layout, so a catalog body
+ * that names variants is refused rather than drawn once and charged as if they had been drawn.
+ */
+const CatalogVariants = Schema.Never.annotate({
+  identifier: "CatalogVariants",
+  description: "not taken: variants are layouts of your own templates (templateType custom); a catalog template has one",
+  message: "only templateType custom takes variants: a catalog template has one layout",
+});
+
 /** A catalog template applied to the image: template and templateType from the catalog the use case checks against. */
 const CatalogGenerateRequest = Schema.Struct({
   image: ImageData,
@@ -139,6 +156,7 @@ const CatalogGenerateRequest = Schema.Struct({
   templateType: TemplateType,
   focus: Schema.optionalKey(Focus),
   format: Schema.optionalKey(GenerateFormat),
+  variants: Schema.optionalKey(CatalogVariants),
 }).annotate({ identifier: "CatalogGenerateRequest", description: "a template of GET /templates applied to image" });
 
 /** One of the account's own templates drawn: `templateType: "custom"` picks this form, and only this form judges the body. */
@@ -159,13 +177,21 @@ const CustomGenerateRequest = Schema.Struct({
     Schema.Record(Schema.String, ImageData).annotate({ identifier: "TemplateImages", description: "an image layer's picture, by its name" }),
   ),
   variants: Schema.optionalKey(
-    Schema.Array(Schema.String).annotate({
-      identifier: "TemplateVariants",
-      description:
-        "custom templates: the layouts to draw in one call, by name (default: the default canvas and layers); answered with data.results, one per variant. " +
-        "Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone",
-      examples: [["default", "story"]],
-    }),
+    Schema.Array(Schema.String)
+      .check(
+        Schema.isMinLength(1, { message: `names 1 to ${MAX_VARIANTS_PER_CALL} layouts` }),
+        Schema.isMaxLength(MAX_VARIANTS_PER_CALL, {
+          message: `names 1 to ${MAX_VARIANTS_PER_CALL} layouts: a template holds ${DEFAULT_VARIANT} and at most ${DESIGN_LIMITS.maxVariants} variants, each named once`,
+        }),
+      )
+      .annotate({
+        identifier: "TemplateVariants",
+        description:
+          `custom templates: the layouts to draw in one call, by name (${DEFAULT_VARIANT}: the default canvas and layers), each once, ${MAX_VARIANTS_PER_CALL} at most ` +
+          `(${DEFAULT_VARIANT} and the ${DESIGN_LIMITS.maxVariants} variants a template may hold); answered with data.results, one per variant. ` +
+          "Each variant is one transformation, reserved together: all are charged, or none. Left out: the default layout alone",
+        examples: [["default", "story"]],
+      }),
   ),
 }).annotate({
   identifier: "CustomGenerateRequest",
