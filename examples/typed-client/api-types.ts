@@ -1557,10 +1557,16 @@ export interface components {
             templateType: components["schemas"]["TemplateType"];
             focus?: components["schemas"]["Focus"];
             format?: components["schemas"]["GenerateFormat"];
+            text?: components["schemas"]["CatalogText"];
+            images?: components["schemas"]["CatalogImages"];
             variants?: components["schemas"]["CatalogVariants"];
         };
-        /** @description not taken: variants are layouts of your own templates (templateType custom); a catalog template has one */
+        /** @description not taken: variants are layouts of your own templates; a catalog template has one (templateType custom) */
         CatalogVariants: unknown;
+        /** @description not taken: images fills the image layers of your own templates; a catalog template has none (templateType custom) */
+        CatalogImages: unknown;
+        /** @description not taken: text fills the text layers of your own templates; a catalog template has none (templateType custom) */
+        CatalogText: unknown;
     };
     responses: never;
     parameters: never;

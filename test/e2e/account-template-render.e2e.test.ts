@@ -136,7 +136,7 @@ describe("POST /generate with templateType custom", () => {
     expect(await used()).toBe(before + 4);
   });
 
-  it("holds variants to what a template can have (the document's maxItems) and refuses them on a catalog template, charging nothing", async () => {
+  it("holds variants to what a template can have (the document's maxItems) and refuses them, text and images on a catalog template, charging nothing", async () => {
     const document = (await service.client.send("GET", "/api/openapi.json")).json;
     const { maxItems, minItems } = document.components.schemas.TemplateVariants as { maxItems: number; minItems: number };
     expect(document.components.schemas.CatalogGenerateRequest.properties.variants).toEqual({ $ref: "#/components/schemas/CatalogVariants" });
@@ -162,9 +162,16 @@ describe("POST /generate with templateType custom", () => {
       expect(reply.json.error.details).toEqual([{ path: "variants", message: expect.stringContaining(`1 to ${maxItems}`) }]);
     }
     expect(minItems).toBe(1);
-    const catalog = await call("POST", "/generate", { image: photo, template: "instagram-square", templateType: "social", variants: ["default"] });
-    expect(catalog.status).toBe(400);
-    expect(catalog.json.error.details).toEqual([{ path: "variants", message: expect.stringContaining("only templateType custom takes variants") }]);
+    // The custom form's own fields are refused on a catalog template, each named, rather than drawn without.
+    for (const [field, value] of [
+      ["variants", ["default"]],
+      ["text", { title: "Launch day" }],
+      ["images", { logo: photo }],
+    ] as const) {
+      const catalog = await call("POST", "/generate", { image: photo, template: "instagram-square", templateType: "social", [field]: value });
+      expect(catalog.status, field).toBe(400);
+      expect(catalog.json.error.details, field).toEqual([{ path: field, message: expect.stringContaining(`only templateType custom takes ${field}`) }]);
+    }
     expect(await used()).toBe(before);
   });
 

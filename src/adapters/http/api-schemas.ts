@@ -140,14 +140,19 @@ export const GenerateTemplateType = oneOf([...uniqueNames(templateTypes(TEMPLATE
 const MAX_VARIANTS_PER_CALL = DESIGN_LIMITS.maxVariants + 1;
 
 /**
- * `variants` belongs to the custom form alone: a catalog template has one layout, so a catalog body
- * that names variants is refused rather than drawn once and charged as if they had been drawn.
+ * `variants`, `text` and `images` belong to the custom form alone: a catalog template has one layout
+ * and no named layers, so a catalog body that names them is refused rather than drawn without them
+ * (and charged as if they had been used).
  */
-const CatalogVariants = Schema.Never.annotate({
-  identifier: "CatalogVariants",
-  description: "not taken: variants are layouts of your own templates (templateType custom); a catalog template has one",
-  message: "only templateType custom takes variants: a catalog template has one layout",
-});
+const customOnly = (field: "variants" | "text" | "images", identifier: string, why: string) =>
+  Schema.Never.annotate({
+    identifier,
+    description: `not taken: ${field} ${why} (templateType custom)`,
+    message: `only templateType custom takes ${field}: ${field} ${why}`,
+  });
+const CatalogVariants = customOnly("variants", "CatalogVariants", "are layouts of your own templates; a catalog template has one");
+const CatalogText = customOnly("text", "CatalogText", "fills the text layers of your own templates; a catalog template has none");
+const CatalogImages = customOnly("images", "CatalogImages", "fills the image layers of your own templates; a catalog template has none");
 
 /** A catalog template applied to the image: template and templateType from the catalog the use case checks against. */
 const CatalogGenerateRequest = Schema.Struct({
@@ -156,6 +161,8 @@ const CatalogGenerateRequest = Schema.Struct({
   templateType: TemplateType,
   focus: Schema.optionalKey(Focus),
   format: Schema.optionalKey(GenerateFormat),
+  text: Schema.optionalKey(CatalogText),
+  images: Schema.optionalKey(CatalogImages),
   variants: Schema.optionalKey(CatalogVariants),
 }).annotate({ identifier: "CatalogGenerateRequest", description: "a template of GET /templates applied to image" });
 
