@@ -32,7 +32,7 @@ const NECKLINE_SHARPNESS = 8;
 /** The garment is lit at most this much darker or lighter than its mean: a shadow, never a black patch. */
 const SHADE_RANGE = [0.7, 1.2] as const;
 /** Each pixel's luminance, relative to the garment's mean, counts for the shading within this range. */
-const LUMINANCE_RANGE = [0.4, 1.6] as const;
+const LUMINANCE_RANGE = [0.5, 1.4] as const;
 
 export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uint8Array => {
   const g = new OnnxGraph();
