@@ -52,9 +52,9 @@ export const TRYON_SETTING_DESCRIPTIONS: { readonly [K in TryOnSettingName]: Rea
     transparent: "transparent background (PNG with alpha)",
   },
   realismLevel: {
-    draft: "flat garment colours with hard edges (fastest)",
-    standard: "the person's large-scale shading carried onto the garment, soft edges",
-    high: "full shading including folds and fine detail, softer edges",
+    draft: "the garment's own colours, unlit, with hard edges (fastest)",
+    standard: "the garment lit by the photo's broad light (body-scale shading), soft edges; the clothes underneath never show through",
+    high: "the garment lit by the photo's light down to the body's larger folds, softer edges; the clothes underneath never show through",
   },
 };
 

@@ -276,7 +276,7 @@ describe("every setting value has its effect", () => {
     for (const styled of [white, studio, blur]) expect(m.meanAbsoluteDifference(input, styled, faceCore)).toBeLessThan(MAD_LIMIT);
   });
 
-  it("realismLevel: draft is flat, standard carries the body's shading, high carries more detail", async () => {
+  it("realismLevel: draft is flat, standard carries the body's broad shading, high follows it more closely (smaller folds)", async () => {
     const garment = m.changed(input, baseOut, GARMENT_CHANGE);
     const correlation = async (level: TryOnSettings["realismLevel"]) => m.luminanceCorrelation(input, await outputOf({ realismLevel: level }), garment);
     const [draft, standard, high] = [await correlation("draft"), await correlation("standard"), await correlation("high")];

@@ -1,8 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Context, Effect } from "effect";
 import sharp from "sharp";
 import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
-import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
+import { DEFAULT_TRYON_SETTINGS, type TryOnSettings } from "../../src/domain/tryon-settings.ts";
 import { TryOnEngine } from "../../src/ports/tryon-engine.ts";
 import { validated } from "../../test/fixtures/tryon/image-metrics.ts";
 import { openLayer } from "../../test/fixtures/tryon/open-layer.ts";
@@ -11,8 +11,9 @@ import { astronaut, crossedArmFigure, longSleeveShirt, tshirt } from "../../test
 /**
  * Writes the README's try-on pictures with the engine as it is, default settings: each is the
  * person photo, the product shot and the result side by side. The photos: the NASA portrait of
- * Eileen Collins (public domain) and the drawn person whose forearm crosses the torso; the
- * garments are the fixtures' drawings.
+ * Eileen Collins (public domain), the drawn person whose forearm crosses the torso, and the US
+ * Navy portrait of Grace Hopper in uniform (public domain) at realismLevel high, the setting that
+ * once let the old clothes show through; the garments are the fixtures' drawings.
  *
  *   npm run docs:tryon-pictures
  */
@@ -20,9 +21,9 @@ const HEIGHT = 300;
 const { context, close } = await openLayer(OnnxTryOnEngineLive());
 const engine = Context.get(context, TryOnEngine);
 
-const picture = async (name: string, person: Uint8Array, clothing: Uint8Array) => {
+const picture = async (name: string, person: Uint8Array, clothing: Uint8Array, settings: Partial<TryOnSettings> = {}) => {
   const result = await Effect.runPromise(
-    engine.tryOn({ person: await validated(person), clothing: await validated(clothing), settings: DEFAULT_TRYON_SETTINGS }),
+    engine.tryOn({ person: await validated(person), clothing: await validated(clothing), settings: { ...DEFAULT_TRYON_SETTINGS, ...settings } }),
   );
   const tiles = await Promise.all(
     [person, clothing, result.image.bytes].map((bytes) => sharp(bytes).resize({ height: HEIGHT }).flatten({ background: "#ffffff" }).png().toBuffer()),
@@ -40,4 +41,6 @@ const picture = async (name: string, person: Uint8Array, clothing: Uint8Array) =
 };
 await picture("astronaut", astronaut(), await tshirt());
 await picture("crossed-arm", await crossedArmFigure(), await longSleeveShirt());
+const hopper = readFileSync(new URL("../../test/fixtures/tryon/grace-hopper.jpg", import.meta.url));
+await picture("grace-hopper-high", hopper, await tshirt(), { realismLevel: "high" });
 await close();

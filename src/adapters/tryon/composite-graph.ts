@@ -1,5 +1,6 @@
 import type { TryOnSettings } from "../../domain/tryon-settings.ts";
 import { OnnxGraph } from "../onnx/onnx-graph.ts";
+import { SHADING_BLOCK } from "./broad-shading.ts";
 
 /**
  * Shading transfer and the layers of the composite as one ONNX graph at the working resolution
@@ -14,6 +15,7 @@ import { OnnxGraph } from "../onnx/onnx-graph.ts";
  * - warped [1, 4, Hb, Wb]: the warped garment (premultiplied RGBA); pads [8]: where its box sits
  * - xs [W], ys [H]: pixel centres; nx [W], ny [H]: the same in [-1, 1] (for the vignette)
  * - face [4]: cx, cy, rx, ry of the ellipse the garment must not cover
+ * - kernel [k]: the broad shading's 1-D Gaussian at the blocks' scale (broad-shading.ts)
  * - params [4]: background mix; shading strength; vignette strength; spill clip (1: the garment
  *   stays within the person's silhouette dilated by SILHOUETTE_MARGIN pixels; 0: it may widen past it)
  * Outputs, interleaved bytes (0-255):
@@ -25,6 +27,12 @@ import { OnnxGraph } from "../onnx/onnx-graph.ts";
 export const PARAMS = { backgroundMix: 0, shading: 1, vignette: 2, spillClip: 3 } as const;
 /** How far (working pixels) the garment may reach past the person's silhouette: its own edge and the mask's blur. */
 export const SILHOUETTE_MARGIN = 3;
+/** The garment's edge around the face ellipse fades over 1/this of its radius: a neckline, not a smear of the old collar. */
+const NECKLINE_SHARPNESS = 8;
+/** The garment is lit at most this much darker or lighter than its mean: a shadow, never a black patch. */
+const SHADE_RANGE = [0.7, 1.2] as const;
+/** Each pixel's luminance, relative to the garment's mean, counts for the shading within this range. */
+const LUMINANCE_RANGE = [0.5, 1.4] as const;
 
 export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uint8Array => {
   const g = new OnnxGraph();
@@ -39,6 +47,7 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const ny = g.input("ny", "float32", ["h"]);
   const face = g.input("face", "float32", [4]);
   const params = g.input("params", "float32", [4]);
+  const kernel = g.input("kernel", "float32", ["k"]);
 
   const personShape = g.node("Shape", [person]);
   const planeShape = g.node("Concat", [g.int64s([1, 1]), g.node("Slice", [personShape, g.int64s([2]), g.int64s([4])])], { axis: { i: 0 } });
@@ -65,13 +74,17 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
       [name],
     );
 
-  // The garment, placed in the full frame, kept off the face (soft edge over a third of the radius).
+  // The garment, placed in the full frame, kept off the face (a narrow soft edge, NECKLINE_SHARPNESS).
   const placed = g.node("Pad", [warped, pads]);
   const faceDistance = g.node("Add", [
     square(g.node("Div", [g.node("Sub", [row(xs), faceAt(0)]), faceAt(2)])),
     square(g.node("Div", [g.node("Sub", [column(ys), faceAt(1)]), faceAt(3)])),
   ]);
-  const keep = g.node("Clip", [g.node("Mul", [g.node("Sub", [faceDistance, g.floats([1], [])]), g.floats([3], [])]), g.floats([0], []), g.floats([1], [])]);
+  const keep = g.node("Clip", [
+    g.node("Mul", [g.node("Sub", [faceDistance, g.floats([1], [])]), g.floats([NECKLINE_SHARPNESS], [])]),
+    g.floats([0], []),
+    g.floats([1], []),
+  ]);
   // No spill: nothing of the garment outside the dilated silhouette, unless the fit asks for it.
   const silhouette = g.node("Cast", [g.node("GreaterOrEqual", [mask, g.floats([0.5], [])])], { to: { i: 1 } });
   const k = 2 * SILHOUETTE_MARGIN + 1;
@@ -92,21 +105,39 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
       ? g.node("Cast", [g.node("GreaterOrEqual", [alphaRaw, g.floats([0.5], [])])], { to: { i: 1 } })
       : soften(realism === "standard" ? 3 : 5);
 
-  // Shading: the person's luminance under the garment, relative to its mean there. "standard"
-  // keeps only large-scale light (8×8 block means, resized back smoothly); "high" adds fine
-  // detail (folds, creases), capped at ±15 % so prints and badges underneath do not show through.
+  // Shading (broad-shading.ts): the person's luminance under the garment, averaged in blocks,
+  // blurred by the kernel (normalised by the garment's own coverage, so neither the background
+  // nor the face beside it lights the garment), resized back smoothly. Nothing finer than the
+  // body's folds reaches the garment, so the old clothes never show through it.
   const luminance = g.node("ReduceSum", [g.node("Mul", [person, g.floats([0.299, 0.587, 0.114], [1, 3, 1, 1])]), g.int64s([1])], { keepdims: { i: 1 } });
-  const blocks = g.node("AveragePool", [luminance], { kernel_shape: { ints: [8, 8] }, strides: { ints: [8, 8] }, ceil_mode: { i: 1 } });
-  const largeScale = g.node("Resize", [blocks, "", "", planeShape], { mode: { s: "linear" } });
-  const detail = g.node("Clip", [g.node("Div", [luminance, g.node("Max", [largeScale, g.floats([1e-3], [])])]), g.floats([0.85], []), g.floats([1.15], [])]);
-  const shadingSource = realism === "high" ? g.node("Mul", [largeScale, detail]) : largeScale;
+  const pool = (t: string) =>
+    g.node("AveragePool", [t], {
+      kernel_shape: { ints: [SHADING_BLOCK, SHADING_BLOCK] },
+      strides: { ints: [SHADING_BLOCK, SHADING_BLOCK] },
+      ceil_mode: { i: 1 },
+    });
+  const across = g.node("Reshape", [kernel, g.int64s([1, 1, 1, -1])]);
+  const down = g.node("Reshape", [kernel, g.int64s([1, 1, -1, 1])]);
+  const blur = (t: string) => g.node("Conv", [g.node("Conv", [t, across], { auto_pad: { s: "SAME_UPPER" } }), down], { auto_pad: { s: "SAME_UPPER" } });
+  // Each pixel's luminance relative to the garment's mean is clamped first, so that a small bright
+  // or dark patch of the old clothes (a white collar, a name tag, a black tie) lights no blob.
+  const total = (t: string) => g.node("ReduceSum", [t], { keepdims: { i: 0 } });
+  const lumMean = g.node("Div", [total(g.node("Mul", [luminance, alpha])), g.node("Max", [total(alpha), g.floats([1e-6], [])])]);
+  const lumRelative = g.node("Clip", [
+    g.node("Div", [luminance, g.node("Max", [lumMean, g.floats([1e-3], [])])]),
+    g.floats([LUMINANCE_RANGE[0]], []),
+    g.floats([LUMINANCE_RANGE[1]], []),
+  ]);
+  const weight = g.node("Max", [blur(pool(alpha)), g.floats([1e-3], [])]);
+  const broad = g.node("Div", [blur(pool(g.node("Mul", [lumRelative, alpha]))), weight]);
+  const shadingSource = g.node("Resize", [broad, "", "", planeShape], { mode: { s: "linear" } });
   const sum = (t: string) => g.node("ReduceSum", [t], { keepdims: { i: 0 } });
   const meanUnder = g.node("Div", [sum(g.node("Mul", [shadingSource, alpha])), g.node("Max", [sum(alpha), g.floats([1e-6], [])])]);
   const relative = g.node("Div", [shadingSource, g.node("Max", [meanUnder, g.floats([1e-3], [])])]);
   const shade = g.node("Clip", [
     g.node("Add", [g.floats([1], []), g.node("Mul", [param(PARAMS.shading), g.node("Sub", [relative, g.floats([1], [])])])]),
-    g.floats([0.3], []),
-    g.floats([1.7], []),
+    g.floats([SHADE_RANGE[0]], []),
+    g.floats([SHADE_RANGE[1]], []),
   ]);
   const garmentColour = g.node("Clip", [g.node("Mul", [colour, shade]), g.floats([0], []), g.floats([1], [])]);
   bytes(g.node("Concat", [garmentColour, alpha], { axis: { i: 1 } }), "garment");

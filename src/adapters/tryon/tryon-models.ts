@@ -56,6 +56,7 @@ export const warmUpTryOnModels = async (models: TryOnModels): Promise<void> => {
       ny: f32(new Float32Array(32), [32]),
       face: f32(Float32Array.from([0, 0, 1, 1]), [4]),
       params: f32(Float32Array.from([1, 1, 0, 1]), [4]),
+      kernel: f32(Float32Array.from([0.25, 0.5, 0.25]), [3]),
     });
   }
 };

@@ -5,6 +5,7 @@ import type { GarmentKind, Keypoint, Point, UnusableInputCode } from "../../port
 import { decodeRaw } from "../image/raw-decoding.ts";
 import { armCapsules, type Capsule, locateArms } from "./arms.ts";
 import { backgroundFor } from "./backdrop-planes.ts";
+import { BROAD_SHADING, shadingKernel } from "./broad-shading.ts";
 import { PARAMS } from "./composite-graph.ts";
 import { compositeFullSize, displayedSize, LIGHTING } from "./full-size-composite.ts";
 import { type Box, fitPanel, fitSleeve, type PartFit } from "./garment-fit.ts";
@@ -51,8 +52,6 @@ const GARMENT_MAX_SIDE = 640;
  * at 192-256 px, so finer adds cost, not accuracy. The full-size result is composed by libvips.
  */
 export const WORKING_MAX_SIDE = 1024;
-
-const SHADING: { readonly [K in TryOnSettings["realismLevel"]]: number } = { draft: 0, standard: 0.8, high: 1 };
 
 const ARTICLE: { readonly [K in UnplaceableKind]: string } = { trousers: "trousers", skirt: "a skirt", dress: "a dress" };
 
@@ -124,10 +123,11 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const background = await backgroundFor(settings.backgroundStyle, person, personPlanar);
   const params = new Float32Array(4);
   params[PARAMS.backgroundMix] = settings.backgroundStyle === "original" || settings.backgroundStyle === "transparent" ? 0 : 1;
-  params[PARAMS.shading] = SHADING[settings.realismLevel];
+  params[PARAMS.shading] = BROAD_SHADING[settings.realismLevel].strength;
   params[PARAMS.vignette] = LIGHTING[settings.lightingStyle][5];
   params[PARAMS.spillClip] = settings.fitPreference === "loose" ? 0 : 1;
   const { face } = torso;
+  const kernel = shadingKernel(settings.realismLevel, torso.shoulderWidth);
   const out = await models.compositeFor(settings.realismLevel).run({
     person: f32(personPlanar, [1, 3, height, width]),
     mask: f32(probabilities.values, [1, 1, probabilities.height, probabilities.width]),
@@ -152,6 +152,7 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
     ),
     face: f32(Float32Array.from([face.cx, face.cy, face.rx, face.ry]), [4]),
     params: f32(params, [4]),
+    kernel: f32(kernel, [kernel.length]),
   });
   const layer = (name: string) => out[name]!.data as Uint8Array;
   const layers = { width, height, garment: layer("garment"), backdrop: layer("backdrop"), foreground: layer("foreground"), vignette: layer("vignette"), box };
