@@ -19,6 +19,7 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
+import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { missingModels, type TesseractModel } from "./tesseract-language-data.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
@@ -171,14 +172,19 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       // The script OSD names settles which languages can read the page; each of that script's
       // usual languages reads it (the first turned both ways when OSD was unsure of the turn), the
       // most confident reading wins. Latin text then names its own language from its words.
+      // A page in another script is read together with English (`hin+eng`), as the CLI is told
+      // for a mixed page: headings, names and codes in Latin letters are read, not lost; Tesseract
+      // tries the second model only on words the first reads badly.
       const script = osd.script !== undefined && autoCandidates(osd.script, languages).length > 0 ? osd.script : "Latin";
+      const withLatin = (language: OcrLanguage): ReadonlyArray<OcrLanguage> =>
+        script !== "Latin" && languages.includes("eng") ? [language, "eng"] : [language];
       const [first, ...others] = autoCandidates(script, languages);
       if (first === undefined) throw new Error("no language to read with");
-      let best = await read([first], image);
+      let best = await read(withLatin(first), image);
       if (!turned) best = await turnedIfBetter(best, osd.rotation);
       for (const language of others) {
         if (best.empty) break;
-        best = better(best, await read([language], best.image));
+        best = better(best, await read(withLatin(language), best.image));
       }
       const latin = script === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
       return latin !== undefined && latin !== best.languages[0] && languages.includes(latin) ? read([latin], best.image) : best;
@@ -186,10 +192,12 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
 
     const reading = request.language === "auto" ? await readAuto() : await readKnown(request.language);
     const text = tidyOcrText(reading.page.text);
-    const language = reading.languages.join("+");
+    // "auto" names the languages actually found in the text (hin+eng, or hin alone); a named request, those named.
+    const used = request.language === "auto" ? languagesUsed(text, reading.languages) : reading.languages;
+    const language = used.join("+");
     const base = { text, language, confidence: text === "" ? 0 : reading.page.confidence };
     const page = { width: upright.width, height: upright.height, language };
-    const blocks = () => blocksToDisplayed(reading.image, pageBlocks(reading.page));
+    const blocks = () => withLanguages(blocksToDisplayed(reading.image, pageBlocks(reading.page)), used);
     switch (request.outputFormat) {
       case "text":
         return { ...base, outputFormat: "text" };
