@@ -207,10 +207,11 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       // most confident reading wins. Latin text then names its own language from its words.
       // A page in another script is read together with English (`hin+eng`), as the CLI is told
       // for a mixed page: headings, names and codes in Latin letters are read, not lost; Tesseract
-      // tries the second model only on words the first reads badly.
+      // tries the second model only on words the first reads badly. A label (OSD named no script) is
+      // read in its own script alone: a word is in one, and each pair is one more worker to start.
       const script = found !== undefined && autoCandidates(found, languages).length > 0 ? found : "Latin";
       const withLatin = (language: OcrLanguage): ReadonlyArray<OcrLanguage> =>
-        script !== "Latin" && languages.includes("eng") ? [language, "eng"] : [language];
+        script !== "Latin" && osd.script !== undefined && languages.includes("eng") ? [language, "eng"] : [language];
       const [first, ...others] = autoCandidates(script, languages);
       if (first === undefined) throw new Error("no language to read with");
       let best = await read(withLatin(first), image);
