@@ -1251,7 +1251,7 @@ export interface components {
                 receipt: components["schemas"]["Receipt"] | null;
                 /** @description "" when the image holds no text; for a document, the pages' text joined by a blank line */
                 text: string;
-                /** @description the language used (eng+deu when several were asked); the detected one when auto was asked; for a document, the one most pages were read in */
+                /** @description the language used (eng+deu when several were asked); with auto, every language found (hin+eng: Hindi with Latin headings); for a document, the one most pages were read in */
                 language: string;
                 /** @description 0-100; for a document, the pages' confidence weighted by their characters */
                 confidence: number;
@@ -1287,7 +1287,11 @@ export interface components {
                                 y1: number;
                             };
                         }[];
+                        /** @description the language (one of data.language's) this text is in, by its script */
+                        language?: string;
                     }[];
+                    /** @description the language (one of data.language's) this text is in, by its script */
+                    language?: string;
                 }[];
                 /** @description hocr only */
                 hocr?: string;
@@ -1342,7 +1346,11 @@ export interface components {
                                     y1: number;
                                 };
                             }[];
+                            /** @description the language (one of data.language's) this text is in, by its script */
+                            language?: string;
                         }[];
+                        /** @description the language (one of data.language's) this text is in, by its script */
+                        language?: string;
                     }[];
                     /** @description hocr only */
                     hocr?: string;

@@ -40,9 +40,13 @@ export interface OcrWord {
 }
 export interface OcrLine extends OcrWord {
   readonly words: ReadonlyArray<OcrWord>;
+  /** The language of the result's that this line is in (by its script), once the engine has told. */
+  readonly language?: string;
 }
 export interface OcrBlock extends OcrWord {
   readonly lines: ReadonlyArray<OcrLine>;
+  /** The language most of the block is in. */
+  readonly language?: string;
 }
 
 /** What each output format adds to the text: its own field, present only for that format. */
@@ -57,7 +61,11 @@ export type OcrFormatOutput =
 export type OcrResult = {
   /** The recognised text, lines separated by "\n"; "" when the image holds no text. */
   readonly text: string;
-  /** The language used (`eng`, or `eng+deu` when several were read together): the detected one when "auto" was asked. */
+  /**
+   * The language used (`eng`, or `eng+deu` when several were read together). With "auto", every
+   * language found on the page: `hin+eng` for Hindi with English headings, `chi_tra` alone when no
+   * line is Latin.
+   */
   readonly language: string;
   /** Mean word confidence, 0-100 (0 when there is no text). */
   readonly confidence: number;

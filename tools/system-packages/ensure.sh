@@ -5,8 +5,8 @@
 #   - fonts for the generated OCR corpus and template text layers: Latin, CJK, Arabic and Hebrew
 #     (fontconfig, DejaVu, Noto);
 #   - chromium, which runs the console's browser tests (driven by playwright-core);
-#   - the tesseract CLI with English, OSD and traditional Chinese: the native baseline the held-out
-#     OCR pages are compared with;
+#   - the tesseract CLI with English, OSD, traditional Chinese, Hindi and Arabic: the native baseline
+#     the held-out and mixed-script OCR pages are compared with;
 #   - docker-compose, which validates the compose file;
 #   - promtool (in prometheus), which checks a scrape of the metrics endpoint;
 #   - pdftotext, pdftoppm and pdfinfo (poppler-utils), which read back the searchable PDFs OCR makes.
@@ -33,6 +33,8 @@ needs=(
   "tesseract CLI with eng|tesseract_reads eng|tesseract-ocr tesseract-ocr-eng"
   "tesseract CLI with osd|tesseract_reads osd|tesseract-ocr tesseract-ocr-osd"
   "tesseract CLI with chi_tra|tesseract_reads chi_tra|tesseract-ocr tesseract-ocr-chi-tra"
+  "tesseract CLI with hin|tesseract_reads hin|tesseract-ocr tesseract-ocr-hin"
+  "tesseract CLI with ara|tesseract_reads ara|tesseract-ocr tesseract-ocr-ara"
   "docker-compose|has docker-compose|docker-compose"
   "promtool|has promtool|prometheus"
   "pdftotext|has pdftotext|poppler-utils"
@@ -54,7 +56,7 @@ check() {
 
 check
 if [ ${#missing_what[@]} -eq 0 ]; then
-  echo "system-packages: present: fonts (Latin, CJK, Arabic, Hebrew), chromium, tesseract CLI (eng, osd, chi_tra), docker-compose, promtool, poppler-utils"
+  echo "system-packages: present: fonts (Latin, CJK, Arabic, Hebrew), chromium, tesseract CLI (eng, osd, chi_tra, hin, ara), docker-compose, promtool, poppler-utils"
   exit 0
 fi
 

@@ -112,8 +112,9 @@ export const VirtualTryOnData = Schema.Struct({
 const Box = Schema.Struct({ x0: Schema.Finite, y0: Schema.Finite, x1: Schema.Finite, y1: Schema.Finite });
 const Word = { text: Text, confidence: Schema.Finite, bbox: Box };
 const OcrWord = Schema.Struct(Word);
-const OcrLine = Schema.Struct({ ...Word, words: Schema.Array(OcrWord) });
-const OcrBlock = Schema.Struct({ ...Word, lines: Schema.Array(OcrLine) });
+const LanguageOfText = Schema.optionalKey(Text.annotate({ description: "the language (one of data.language's) this text is in, by its script" }));
+const OcrLine = Schema.Struct({ ...Word, words: Schema.Array(OcrWord), language: LanguageOfText });
+const OcrBlock = Schema.Struct({ ...Word, lines: Schema.Array(OcrLine), language: LanguageOfText });
 
 const OcrLanguageUsed = Text.check(Schema.isPattern(ocrLanguageRequestPattern));
 const Confidence = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 100 }));
@@ -137,7 +138,8 @@ export const OcrData = Schema.Struct({
   receipt: ChargeReceipt,
   text: Text.annotate({ description: '"" when the image holds no text; for a document, the pages\' text joined by a blank line' }),
   language: OcrLanguageUsed.annotate({
-    description: "the language used (eng+deu when several were asked); the detected one when auto was asked; for a document, the one most pages were read in",
+    description:
+      "the language used (eng+deu when several were asked); with auto, every language found (hin+eng: Hindi with Latin headings); for a document, the one most pages were read in",
   }),
   confidence: Confidence.annotate({ description: "0-100; for a document, the pages' confidence weighted by their characters" }),
   outputFormat: OcrOutputFormat,

@@ -39,15 +39,17 @@ const escapeXml = (text: string) =>
 const bbox = (box: OcrBox) => `bbox ${box.x0} ${box.y0} ${box.x1} ${box.y1}`;
 
 export const toHocr = (blocks: ReadonlyArray<OcrBlock>, page: Page): string => {
-  const language = page.language.split("+")[0] ?? page.language;
-  const script = Object.hasOwn(ocrLanguageCatalogue, language) ? ocrLanguageCatalogue[language as keyof typeof ocrLanguageCatalogue].script : "";
-  const rtl = rightToLeft.has(script);
+  const pageLanguage = page.language.split("+")[0] ?? page.language;
+  const rtl = (language: string) =>
+    Object.hasOwn(ocrLanguageCatalogue, language) && rightToLeft.has(ocrLanguageCatalogue[language as keyof typeof ocrLanguageCatalogue].script);
   const out = [`<div class='ocr_page' id='page_1' title='${bbox({ x0: 0, y0: 0, x1: page.width, y1: page.height })}; ppageno 0'>`];
   let wordId = 0;
   blocks.forEach((block, b) => {
+    // Each paragraph says its own language and direction: a Latin heading on an Arabic page is left to right.
+    const language = block.language ?? pageLanguage;
     out.push(
       ` <div class='ocr_carea' id='block_1_${b + 1}' title="${bbox(block.bbox)}">`,
-      `  <p class='ocr_par' id='par_1_${b + 1}' lang='${language}'${rtl ? " dir='rtl'" : ""} title="${bbox(block.bbox)}">`,
+      `  <p class='ocr_par' id='par_1_${b + 1}' lang='${language}'${rtl(language) ? " dir='rtl'" : ""} title="${bbox(block.bbox)}">`,
     );
     block.lines.forEach((line, l) => {
       const words = line.words.map(

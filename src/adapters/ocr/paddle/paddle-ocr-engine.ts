@@ -18,6 +18,7 @@ import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
+import { withLanguages } from "../text-languages.ts";
 import { layoutPage } from "./paddle-layout.ts";
 import type { PaddleThreadSetup, RecognisedLine } from "./paddle-ocr-thread.ts";
 import { PaddleThreadPool } from "./paddle-thread-pool.ts";
@@ -121,14 +122,15 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
       if (turned.confidence > reading.confidence) reading = turned;
     }
     const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
-    const language = request.language === "auto" ? languageOfText(text) : request.language.join("+");
+    const used = request.language === "auto" ? [languageOfText(text)] : request.language;
+    const language = used.join("+");
     const base = { text, language, confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)) };
     const page = { width: upright.width, height: upright.height, language };
     switch (request.outputFormat) {
       case "text":
         return { ...base, outputFormat: "text" };
       case "json":
-        return { ...base, outputFormat: "json", blocks: reading.blocks };
+        return { ...base, outputFormat: "json", blocks: withLanguages(reading.blocks, used) };
       case "hocr":
         return { ...base, outputFormat: "hocr", hocr: toHocr(reading.blocks, page) };
       case "tsv":

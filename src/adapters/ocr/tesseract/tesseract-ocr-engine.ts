@@ -11,6 +11,7 @@ import {
   ocrOutputFormats,
   type OcrRequest,
   type OcrResult,
+  type OcrScript,
 } from "../../../ports/ocr-engine.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
@@ -19,6 +20,17 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
+import {
+  accentedLatinLanguages,
+  bestScript,
+  hasAccentedLetter,
+  joinedScripts,
+  repeatedForOsd,
+  type ScriptReading,
+  scriptScore,
+  trustedScriptScore,
+} from "../short-text-script.ts";
+import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { missingModels, type TesseractModel } from "./tesseract-language-data.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
@@ -164,21 +176,53 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       return turnedIfBetter(first, (await orientationAndScript(await prepare(0, 1))).rotation);
     };
 
+    /** The script of a label, where OSD on the image named none (see short-text-script.ts). */
+    const scriptOfShortText = async (image: PreparedImage): Promise<OcrScript | undefined> => {
+      const grid = await repeatedForOsd(image.png);
+      if (grid === undefined) return undefined;
+      const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(grid));
+      const named = scriptOfOsdName(data.script);
+      const readings: Array<ScriptReading> = [];
+      const readIn = async (script: OcrScript) => {
+        const [language] = autoCandidates(script, languages);
+        if (language === undefined) return;
+        const { page } = await read([language], image);
+        readings.push({ script, text: page.text, confidence: page.confidence });
+      };
+      // What OSD names from the copies is checked by one reading: copies of a joined word can look
+      // like another script to it (a Hindi label was named Cyrillic).
+      if (named !== undefined) await readIn(named);
+      if (readings[0] !== undefined && scriptScore(readings[0]) >= trustedScriptScore) return named;
+      for (const script of joinedScripts.filter((candidate) => candidate !== named)) await readIn(script);
+      return bestScript(readings);
+    };
+
     const readAuto = async (): Promise<Reading> => {
       const osd = await orientationAndScript(await prepare(0, 1));
       const turned = osd.sure && osd.rotation !== 0;
       const image = turned ? await prepare(osd.rotation, 1) : await layout().then(({ rotation, scale }) => prepare(rotation, scale));
+      const found = osd.script ?? (await scriptOfShortText(image));
       // The script OSD names settles which languages can read the page; each of that script's
       // usual languages reads it (the first turned both ways when OSD was unsure of the turn), the
       // most confident reading wins. Latin text then names its own language from its words.
-      const script = osd.script !== undefined && autoCandidates(osd.script, languages).length > 0 ? osd.script : "Latin";
+      // A page in another script is read together with English (`hin+eng`), as the CLI is told
+      // for a mixed page: headings, names and codes in Latin letters are read, not lost; Tesseract
+      // tries the second model only on words the first reads badly. A label (OSD named no script) is
+      // read in its own script alone: a word is in one, and each pair is one more worker to start.
+      const script = found !== undefined && autoCandidates(found, languages).length > 0 ? found : "Latin";
+      const withLatin = (language: OcrLanguage): ReadonlyArray<OcrLanguage> =>
+        script !== "Latin" && osd.script !== undefined && languages.includes("eng") ? [language, "eng"] : [language];
       const [first, ...others] = autoCandidates(script, languages);
       if (first === undefined) throw new Error("no language to read with");
-      let best = await read([first], image);
+      let best = await read(withLatin(first), image);
       if (!turned) best = await turnedIfBetter(best, osd.rotation);
       for (const language of others) {
         if (best.empty) break;
-        best = better(best, await read([language], best.image));
+        best = better(best, await read(withLatin(language), best.image));
+      }
+      if (osd.script === undefined && script === "Latin" && !best.empty && hasAccentedLetter(best.page.text)) {
+        for (const language of accentedLatinLanguages.filter((code) => languages.includes(code))) best = better(best, await read([language], best.image));
+        return best;
       }
       const latin = script === "Latin" ? identifyLatinLanguage(best.page.text) : undefined;
       return latin !== undefined && latin !== best.languages[0] && languages.includes(latin) ? read([latin], best.image) : best;
@@ -186,10 +230,12 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
 
     const reading = request.language === "auto" ? await readAuto() : await readKnown(request.language);
     const text = tidyOcrText(reading.page.text);
-    const language = reading.languages.join("+");
+    // "auto" names the languages actually found in the text (hin+eng, or hin alone); a named request, those named.
+    const used = request.language === "auto" ? languagesUsed(text, reading.languages) : reading.languages;
+    const language = used.join("+");
     const base = { text, language, confidence: text === "" ? 0 : reading.page.confidence };
     const page = { width: upright.width, height: upright.height, language };
-    const blocks = () => blocksToDisplayed(reading.image, pageBlocks(reading.page));
+    const blocks = () => withLanguages(blocksToDisplayed(reading.image, pageBlocks(reading.page)), used);
     switch (request.outputFormat) {
       case "text":
         return { ...base, outputFormat: "text" };

@@ -1,0 +1,88 @@
+import sharp, { type OutputInfo } from "sharp";
+import type { OcrLanguage, OcrScript } from "../../ports/ocr-engine.ts";
+import { countInScript } from "./text-languages.ts";
+
+/**
+ * Finding the script of a label: one word or one line, too little text for Tesseract's OSD,
+ * which names no script below a few dozen characters ("Too few characters").
+ *
+ * First the text is repeated in a grid and OSD asked again: OSD classifies each character and
+ * votes, so copies of a word give it the votes one copy lacks (an Arabic or Latin word is named
+ * this way). Scripts whose words are one joined shape (Devanagari, Bengali, Gurmukhi hang their
+ * letters from one headline) stay too few characters however often repeated: those, with Latin,
+ * are then read once each and the reading whose letters are most its own script's, weighted by
+ * its confidence, names the script.
+ */
+
+/** Copies in the grid, and the largest grid (px on its longer side) worth making: a label, not a page. */
+const gridColumns = 3;
+const gridRows = 6;
+const maximumGridSide = 4000;
+/** White margin (px) around each copy, so that copies do not touch. */
+const margin = 16;
+
+/** The image's text, trimmed of its background, repeated `gridColumns` × `gridRows`; undefined for a blank image or one too large to be a label. */
+export const repeatedForOsd = async (png: Buffer): Promise<Buffer | undefined> => {
+  let copy: { data: Buffer; info: OutputInfo };
+  try {
+    copy = await sharp(png)
+      .trim({ threshold: 40 })
+      .extend({ top: margin, bottom: margin, left: margin, right: margin, background: "#ffffff" })
+      .flatten({ background: "#ffffff" })
+      .png()
+      .toBuffer({ resolveWithObject: true });
+  } catch {
+    return undefined;
+  }
+  const { width, height } = copy.info;
+  if (Math.max(width * gridColumns, height * gridRows) > maximumGridSide) return undefined;
+  const tiles = Array.from({ length: gridColumns * gridRows }, (_, i) => ({
+    input: copy.data,
+    left: (i % gridColumns) * width,
+    top: Math.floor(i / gridColumns) * height,
+  }));
+  return sharp({ create: { width: width * gridColumns, height: height * gridRows, channels: 3, background: "#ffffff" } })
+    .composite(tiles)
+    .png()
+    .toBuffer();
+};
+
+/** The scripts read once each when OSD cannot name one even in the grid. */
+export const joinedScripts: ReadonlyArray<OcrScript> = ["Latin", "Devanagari", "Bengali", "Gurmukhi"];
+
+export interface ScriptReading {
+  readonly script: OcrScript;
+  readonly text: string;
+  /** 0-100. */
+  readonly confidence: number;
+}
+
+/** How much a reading looks like its script: its confidence times the share of its letters and digits written in that script. */
+export const scriptScore = (reading: ScriptReading): number => {
+  const characters = reading.text.match(/[\p{L}\p{M}\p{N}]/gu)?.length ?? 0;
+  if (characters === 0) return 0;
+  return reading.confidence * Math.min(1, countInScript(reading.text, reading.script) / characters);
+};
+
+/** A reading in the script OSD named that scores this much settles it; below, the joined scripts are read too. */
+export const trustedScriptScore = 70;
+
+/** The script of the reading that scores best; undefined when none read anything. */
+export const bestScript = (readings: ReadonlyArray<ScriptReading>): OcrScript | undefined => {
+  let best: { script: OcrScript; score: number } | undefined;
+  for (const reading of readings) {
+    const score = scriptScore(reading);
+    if (score > 0 && (best === undefined || score > best.score)) best = { script: reading.script, score };
+  }
+  return best?.script;
+};
+
+/**
+ * A Latin label too short for the stopword vote (latin-language-identification.ts) that English
+ * reads with accented letters is read again in these languages, which write accents English has
+ * not, and the most confident reading kept: "tiếng" reads "tiéng" in English (73), "tiếng" in
+ * Vietnamese (96), "tiéng" in French (92), while "Hello Google" keeps English (96 against 94).
+ */
+export const accentedLatinLanguages: ReadonlyArray<OcrLanguage> = ["vie", "fra", "deu", "spa", "por", "pol", "tur"];
+
+export const hasAccentedLetter = (text: string): boolean => /[^\p{ASCII}](?<=\p{L})/u.test(text);
