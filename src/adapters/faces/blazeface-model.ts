@@ -12,9 +12,10 @@ import { BLAZEFACE_GRIDS, COARSE_SIDE, decodeGrid, FINE_SIDE, suppressOverlaps }
  * MediaPipe BlazeFace (back-camera variant) on onnxruntime-node, run at two scales of the photo
  * (FINE_SIDE, COARSE_SIDE). The model is fully convolutional: converted with a free input size,
  * one run over the whole photo does what tiling it into 256-pixel squares would, without seams.
- * Cost (one core, at the median, loaded AVX-512 machine, onnxruntime 1.30): a 576×384 run
- * ~17 ms, 384×384 ~11 ms (a 768×512 run at the former fine side ~35-40 ms), the 256-pixel run
- * ~6 ms; the fine run is most of what detection adds to a crop (README, Benchmarks).
+ * Cost (one core, at the median, loaded AVX-512 machine, onnxruntime 1.30): a 576×384 fine run
+ * ~17 ms (three quarters of it in the layers at half the canvas's resolution, the first 5×5
+ * convolution alone a fifth; onnxruntime's profile), the 256-pixel run ~5 ms; the fine run is
+ * most of what detection adds to a crop, when it runs (README, Benchmarks).
  */
 const MIN_SCORE = 0.75;
 const MAX_IOU = 0.3;
