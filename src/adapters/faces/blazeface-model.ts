@@ -44,23 +44,15 @@ const freeAnchorCounts = (constants: ReadonlyMap<string, TfjsConstant>): Readonl
   );
 
 /**
- * A canvas as the model reads it: RGB planes (channels first, as its convolutions want them)
- * scaled to [-1, 1] (grey repeated, alpha dropped), the pixels at its top left, the rest black.
- * Written straight from the pixels: a libvips pipeline to pad and convert them cost more CPU than
- * this loop.
+ * A canvas as the model reads it: the RGB bytes (channels last, as TensorFlow had them) at its top
+ * left, the rest black. The model widens them to [-1, 1] itself (tfjsGraphToOnnx's `rescale`):
+ * a JavaScript loop over every pixel cost more than onnxruntime's vectorised kernels.
  */
-const toCanvas = (pixels: Uint8Array, { width, height }: Size, channels: number, [canvasWidth, canvasHeight]: readonly [number, number]): Float32Array => {
-  const plane = canvasWidth * canvasHeight;
-  const input = new Float32Array(3 * plane).fill(-1);
-  const [green, blue] = channels >= 3 ? [1, 2] : [0, 0];
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, from = y * width * channels, to = y * canvasWidth; x < width; x++, from += channels, to++) {
-      input[to] = pixels[from]! / 127.5 - 1;
-      input[plane + to] = pixels[from + green]! / 127.5 - 1;
-      input[2 * plane + to] = pixels[from + blue]! / 127.5 - 1;
-    }
-  }
-  return input;
+const toCanvas = (pixels: Uint8Array, { width, height }: Size, [canvasWidth, canvasHeight]: readonly [number, number]): Uint8Array => {
+  if (width === canvasWidth && height === canvasHeight) return pixels;
+  const canvas = new Uint8Array(3 * canvasWidth * canvasHeight);
+  for (let y = 0; y < height; y++) canvas.set(pixels.subarray(3 * y * width, 3 * (y + 1) * width), 3 * y * canvasWidth);
+  return canvas;
 };
 
 /**
@@ -121,7 +113,7 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
     await Promise.all(
       CANVASES.map(async ([width, height]) => {
         const head = width === COARSE_SIDE && height === COARSE_SIDE ? BOTH_GRIDS : FINE_GRID;
-        const input = { name: "input", type: "float32", dims: [1, 3, height, width], layout: "nchw" } as const;
+        const input = { name: "input", type: "uint8", dims: [1, height, width, 3], layout: "nhwc", rescale: { scale: 1 / 127.5, offset: -1 } } as const;
         const onnx = tfjsGraphToOnnx({ ...model, nodes: reaching(model.nodes, head.outputs) }, input, head.outputs);
         return [`${width}x${height}`, { session: await createSession(onnx, threads), grids: head.grids }] as const;
       }),
@@ -135,14 +127,17 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
     const width = Math.min(canvasWidth, Math.max(1, Math.round(image.width * scale)));
     const height = Math.min(canvasHeight, Math.max(1, Math.round(image.height * scale)));
     const pixels =
-      width === image.width && height === image.height
+      width === image.width && height === image.height && image.channels === 3
         ? image.data
         : await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+            .removeAlpha()
+            .toColourspace("srgb")
             .resize(width, height, { fit: "fill", kernel: "linear" })
             .raw()
             .toBuffer();
-    const input = toCanvas(pixels, { width, height }, image.channels, [canvasWidth, canvasHeight]);
-    const out = await session.run({ input: new ort.Tensor("float32", input, [1, 3, canvasHeight, canvasWidth]) });
+    if (pixels.length !== 3 * width * height) throw new Error(`face detection expected ${width}×${height} RGB pixels, got ${pixels.length} bytes`);
+    const input = toCanvas(pixels, { width, height }, [canvasWidth, canvasHeight]);
+    const out = await session.run({ input: new ort.Tensor("uint8", input, [1, canvasHeight, canvasWidth, 3]) });
     const tensor = (k: number) => out[`output${k}`]?.data as Float32Array;
     return grids.flatMap((grid, k) =>
       decodeGrid({ ...grid, scores: tensor(k), regressors: tensor(k + grids.length) }, canvasWidth, MIN_SCORE, width / image.width),
