@@ -17,10 +17,9 @@ const DETECTION_NICENESS = 10;
  * service's memory, past the 400 MiB an idle instance may use (README, OCR languages). A thread
  * that fails to start fails that request with 503, and the next one tries again. The image
  * engine's capacity bounds how many detections wait for the thread.
- * One onnxruntime thread by default: detection runs while the engine decodes the photo (a JPEG
- * decodes on one core); two spin, for 2.5 times the CPU. The thread runs below the event loop's
- * priority, as the try-on's does: on a loaded machine the loop then stalls no longer with
- * detection than without (bench/face-detection-cost.ts), for no measurable cost in latency.
+ * One onnxruntime thread by default: two spin, for 2.5 times the CPU. The thread runs below the
+ * event loop's priority, as the try-on's does: on a loaded machine the loop then stalls no longer
+ * with detection than without (bench/face-detection-cost.ts), for no measurable cost in latency.
  */
 export const BlazeFaceDetectorLive = (options: { readonly threads?: number; readonly niceness?: number } = {}) =>
   Layer.effect(FaceDetector)(

@@ -85,12 +85,14 @@ export const frameCover = <E>(
   });
 
 /**
- * A cover crop as the template's first step, straight from the upload. Faces are looked for on a
- * copy of their own, shrunk while decoding to the detector's working size, found while the copy
- * that covers the box is decoded: a JPEG decodes on one core, the detector runs on the other.
+ * A cover crop as the template's first step, straight from the upload. The upload is decoded
+ * once, scaled to cover the box (or to the detector's working size where that is larger), and
+ * faces are looked for on that copy (the detector shrinks it with libvips): a second decode of
+ * its own, beside this one, cost more CPU than detection's own fine run saves in wall time
+ * (bench/face-detection-cost.ts; a JPEG's entropy decoding is paid in full at any scale).
  * For shapes far from the box's (coverPreCrop), a copy scaled to be more than the box is never
- * made: the window is placed first (faces or a point; the centre where attention would search a
- * huge copy), then decoded alone.
+ * made: the window is placed first (faces, found on a copy decoded at the detector's working
+ * size, or a point; the centre where attention would search a huge copy), then decoded alone.
  */
 export const coverFromUpload = <E>(
   decoder: () => Sharp,
@@ -102,18 +104,18 @@ export const coverFromUpload = <E>(
 ): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
   Effect.gen(function* () {
     const looking = detector !== undefined && needsFaces(focus);
-    const detectionScale = Math.min(1, (detector?.workingSide ?? 0) / Math.min(image.width, image.height));
-    const faces = looking
-      ? Effect.flatMap(run(scaledTo(decoder(), image, detectionScale)), ({ raster }) =>
+    const detectionScale = looking ? Math.min(1, (detector?.workingSide ?? 0) / Math.min(image.width, image.height)) : 0;
+    if (coverPreCrop(step, image) === undefined) {
+      const coverScale = Math.max(step.width / image.width, step.height / image.height);
+      const { raster } = yield* run(scaledTo(decoder(), image, Math.max(coverScale, detectionScale)));
+      const mapping = { scale: raster.width / image.width, left: 0, top: 0 };
+      return yield* frameCover(raster, mapping, step, focus, yield* facesIn(raster, mapping, focus, detector), run);
+    }
+    const found = looking
+      ? yield* Effect.flatMap(run(scaledTo(decoder(), image, detectionScale)), ({ raster }) =>
           facesIn(raster, { scale: raster.width / image.width, left: 0, top: 0 }, focus, detector),
         )
-      : Effect.succeed([]);
-    if (coverPreCrop(step, image) === undefined) {
-      const cover = run(scaledTo(decoder(), image, Math.max(step.width / image.width, step.height / image.height)));
-      const [found, { raster }] = yield* Effect.all([faces, cover], { concurrency: "unbounded" });
-      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, found, run);
-    }
-    const found = yield* faces;
+      : [];
     const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, found);
     const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
     if (window.by === "attention") return yield* Effect.die(new Error("a centre placement is never left to attention"));

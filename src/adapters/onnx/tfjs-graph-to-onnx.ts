@@ -17,7 +17,12 @@ const SAME_CHANNELS = new Set(["Relu", "Relu6", "AddV2", "Add", "Sigmoid", "Iden
 
 export interface TfjsInputSpec {
   readonly name: string;
-  readonly type: "float32" | "int32";
+  readonly type: "float32" | "int32" | "uint8";
+  /**
+   * The graph widens the input to float32 as `value × scale + offset` (pixels fed as bytes, the
+   * model's own range made inside it, where onnxruntime's vectorised kernels do it).
+   */
+  readonly rescale?: { readonly scale: number; readonly offset: number };
   /** A name instead of a number leaves that dimension free (a fully convolutional model at any size). */
   readonly dims: ReadonlyArray<number | string>;
   /**
@@ -105,9 +110,14 @@ export const tfjsGraphToOnnx = (model: TfjsGraphModel, input: TfjsInputSpec, out
     switch (n.op) {
       case "Const":
         continue;
-      case "Placeholder":
-        values.set(n.name, input.layout === "nchw" ? toNhwc(g, g.input(input.name, input.type, input.dims)) : g.input(input.name, input.type, input.dims));
+      case "Placeholder": {
+        const fed = g.input(input.name, input.type, input.dims);
+        const { scale, offset } = input.rescale ?? {};
+        const real =
+          scale === undefined ? fed : g.node("Add", [g.node("Mul", [g.node("Cast", [fed], { to: { i: 1 } }), g.floats([scale])]), g.floats([offset ?? 0])]);
+        values.set(n.name, input.layout === "nchw" ? toNhwc(g, real) : real);
         continue;
+      }
       case "Unpack": {
         const axis = Number(n.attr?.["axis"]?.i ?? 0);
         const count = Number(n.attr?.["num"]?.i ?? 1);
