@@ -1124,13 +1124,13 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or UNSUPPORTED_GARMENT */
+        /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or PERSON_TURNED_AWAY or TORSO_NOT_VISIBLE or UNSUPPORTED_GARMENT */
         TryOnUnprocessableEntityError: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE" | "MULTIPLE_PEOPLE" | "NO_GARMENT_DETECTED" | "NO_PERSON_DETECTED" | "UNSUPPORTED_GARMENT";
+                code: "IDEMPOTENCY_KEY_REUSED" | "INVALID_IMAGE" | "MULTIPLE_PEOPLE" | "NO_GARMENT_DETECTED" | "NO_PERSON_DETECTED" | "PERSON_TURNED_AWAY" | "TORSO_NOT_VISIBLE" | "UNSUPPORTED_GARMENT";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -1183,6 +1183,13 @@ export interface components {
                 height: number;
                 /** @description share (0-1) of what the person wore on the torso that the new garment covers. The old garment's area is taken to be the torso: the person's silhouette between the shoulder and the hip lines, less the arms in front of it and the face. On the rest (1 − coverage) the old garment still shows: the new one is shorter or narrower, or fitPreference is tight */
                 coverage: number;
+                /**
+                 * @description how the result was made: the product shot's parts (torso panel, sleeves) warped in 2-D onto the person's torso and arms and laid over the photo, lit by its broad shading; no generative model redraws the person
+                 * @enum {string}
+                 */
+                method: "garment-overlay-2d";
+                /** @description how sure the engine is of its reading of the person (0-1): the mean pose-keypoint score of shoulders, elbows, hips and face, times how frontal the shoulders are, the share of the torso inside the photo and the share of it the segmentation sees as the person. A photo too unsure for a believable result is refused instead (422 PERSON_TURNED_AWAY or TORSO_NOT_VISIBLE) */
+                confidence: number;
                 /** @description milliseconds */
                 processingTime: number;
             };
@@ -2243,7 +2250,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or UNSUPPORTED_GARMENT */
+            /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or PERSON_TURNED_AWAY or TORSO_NOT_VISIBLE or UNSUPPORTED_GARMENT */
             422: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];

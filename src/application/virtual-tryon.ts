@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { resolveTryOnSettings, type TryOnSettings } from "../domain/tryon-settings.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
-import { TryOnEngine } from "../ports/tryon-engine.ts";
+import { type TRYON_METHOD, TryOnEngine } from "../ports/tryon-engine.ts";
 import type { Principal } from "./authenticate.ts";
 import { InvalidRequest } from "./errors.ts";
 import { decodeImagePayload } from "./image-payload.ts";
@@ -25,6 +25,9 @@ export interface TryOnOutcome {
   readonly height: number;
   /** Share of the person's torso the garment covers (see TryOnResult). */
   readonly coverage: number;
+  /** How the result was made, and how sure the engine is of its reading of the person (see TryOnResult). */
+  readonly method: typeof TRYON_METHOD;
+  readonly confidence: number;
 }
 
 /** POST /virtual-tryon: dress the person in the garment, store the composite. */
@@ -46,7 +49,8 @@ export const virtualTryOn = (principal: Principal, input: TryOnInput) =>
       const result = yield* (yield* TryOnEngine).tryOn({ person, clothing, settings: resolved.settings });
       const { resultId, expiresAt, output } = yield* storeResult(result.image);
       const { format, width, height } = result.image;
-      const value: TryOnOutcome = { resultId, expiresAt, settings: result.settings, format, width, height, coverage: result.coverage };
+      const { coverage, method, confidence } = result;
+      const value: TryOnOutcome = { resultId, expiresAt, settings: result.settings, format, width, height, coverage, method, confidence };
       return { value, output };
     });
     return yield* runTransformation(entitled, { ...resolved.settings }, process);

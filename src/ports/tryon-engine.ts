@@ -6,8 +6,17 @@ import type { RenderedImage, ValidatedImage } from "./image.ts";
 /**
  * Why the engine cannot use otherwise valid images (HTTP 422; the request costs no quota).
  * UNSUPPORTED_GARMENT: the clothing image shows trousers, a skirt or a dress; tops only are placed.
+ * PERSON_TURNED_AWAY: no face above the shoulders (turned away, or the head out of the photo).
+ * TORSO_NOT_VISIBLE: too little of the torso is in the photo, or seen as the person, to place a garment on.
  */
-export const UNUSABLE_INPUT_CODES = ["NO_PERSON_DETECTED", "MULTIPLE_PEOPLE", "NO_GARMENT_DETECTED", "UNSUPPORTED_GARMENT"] as const;
+export const UNUSABLE_INPUT_CODES = [
+  "NO_PERSON_DETECTED",
+  "MULTIPLE_PEOPLE",
+  "PERSON_TURNED_AWAY",
+  "TORSO_NOT_VISIBLE",
+  "NO_GARMENT_DETECTED",
+  "UNSUPPORTED_GARMENT",
+] as const;
 export type UnusableInputCode = (typeof UNUSABLE_INPUT_CODES)[number];
 
 export class UnusableTryOnInput extends Data.TaggedError("UnusableTryOnInput")<{
@@ -28,6 +37,9 @@ export interface Keypoint extends Point {
   readonly score: number;
 }
 
+/** How a result was made: the garment's parts warped in 2-D and laid over the photo (no generative model). */
+export const TRYON_METHOD = "garment-overlay-2d";
+
 /** The garments the engine places, told apart by the product shot's outline. */
 export type GarmentKind = "short-sleeve" | "long-sleeve" | "sleeveless";
 
@@ -41,6 +53,12 @@ export interface TryOnResult {
    * the person wore still shows.
    */
   readonly coverage: number;
+  readonly method: typeof TRYON_METHOD;
+  /**
+   * How sure the engine is of its reading of the person (0-1): the keypoints' scores, how frontal the
+   * shoulders are, and how much of the torso is in the photo and seen as the person.
+   */
+  readonly confidence: number;
   /** What the engine detected, in person-image pixels (before any mirroring): for logs and tests. */
   readonly detection: {
     readonly keypoints: ReadonlyArray<Keypoint>;

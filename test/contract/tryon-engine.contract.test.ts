@@ -39,6 +39,9 @@ const tryOnEngineContract = (name: string, layer: Layer.Layer<TryOnEngine, unkno
       expect(result.detection.garment).toBe("short-sleeve");
       expect(result.coverage).toBeGreaterThan(0);
       expect(result.coverage).toBeLessThanOrEqual(1);
+      expect(result.method).toBe("garment-overlay-2d");
+      expect(result.confidence).toBeGreaterThan(0);
+      expect(result.confidence).toBeLessThanOrEqual(1);
     });
 
     it("encodes what it says: JPEG normally, PNG with alpha for a transparent background", async () => {
@@ -58,6 +61,19 @@ const tryOnEngineContract = (name: string, layer: Layer.Layer<TryOnEngine, unkno
     it("refuses a photo of several people: MULTIPLE_PEOPLE", async () => {
       const error = await failure(await validated(await fixtures.twoPeople()), shirt);
       expect(error).toMatchObject({ _tag: "UnusableTryOnInput", code: "MULTIPLE_PEOPLE", field: "personImage" });
+    });
+
+    it("refuses a person with no face above the shoulders: PERSON_TURNED_AWAY, saying why", async () => {
+      // The NASA portrait cut below the eyes: a crop of the public photo standing in for a back view.
+      const error = await failure(await validated(await fixtures.astronautFaceCut()), shirt);
+      expect(error).toMatchObject({ _tag: "UnusableTryOnInput", code: "PERSON_TURNED_AWAY", field: "personImage" });
+      expect(error.message).toContain("turned away");
+    });
+
+    it("refuses a torso mostly out of the photo: TORSO_NOT_VISIBLE, saying how much is in it", async () => {
+      const error = await failure(await validated(await fixtures.astronautTorsoCut()), shirt);
+      expect(error).toMatchObject({ _tag: "UnusableTryOnInput", code: "TORSO_NOT_VISIBLE", field: "personImage" });
+      expect(error.message).toMatch(/only \d+ % of the torso/);
     });
 
     it("refuses a clothing image without a garment: NO_GARMENT_DETECTED on clothingImage", async () => {

@@ -31,8 +31,12 @@ describe("POST /api/virtual-tryon", () => {
         settings: { poseStyle: "original", lightingStyle: "original", fitPreference: "loose", backgroundStyle: "original", realismLevel: "standard" },
         processingTime: expect.any(Number),
         coverage: expect.any(Number),
+        method: "garment-overlay-2d",
+        confidence: expect.any(Number),
       },
     });
+    expect(reply.json.data.confidence).toBeGreaterThan(0);
+    expect(reply.json.data.confidence).toBeLessThanOrEqual(1);
     expect(reply.json.data.coverage).toBeGreaterThan(0.5);
     expect(reply.json.data.coverage).toBeLessThanOrEqual(1);
     const image = await service.client.get(reply.json.data.resultUrl);
@@ -62,6 +66,10 @@ describe("POST /api/virtual-tryon", () => {
     const noPerson = await tryOn(key, { personImage: Buffer.from(fixtures.coffee()).toString("base64"), clothingImage });
     expect(noPerson.status).toBe(422);
     expect(noPerson.json.error).toMatchObject({ code: "NO_PERSON_DETECTED", details: [{ path: "personImage" }] });
+    const turnedAway = await tryOn(key, { personImage: Buffer.from(await fixtures.astronautFaceCut()).toString("base64"), clothingImage });
+    expect(turnedAway.status).toBe(422);
+    expect(turnedAway.json.error).toMatchObject({ code: "PERSON_TURNED_AWAY", details: [{ path: "personImage" }] });
+    expect(turnedAway.json.error.message).toContain("facing the camera");
     const noGarment = await tryOn(key, { personImage, clothingImage: Buffer.from(await fixtures.blank()).toString("base64") });
     expect(noGarment.status).toBe(422);
     expect(noGarment.json.error.code).toBe("NO_GARMENT_DETECTED");

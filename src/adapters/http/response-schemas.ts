@@ -1,6 +1,7 @@
 import { Schema } from "effect";
 import { FEATURES, PLAN_IDS } from "../../domain/plan.ts";
 import { ocrAutoLanguage, ocrLanguageRequestPattern, ocrLanguages } from "../../ports/ocr-engine.ts";
+import { TRYON_METHOD } from "../../ports/tryon-engine.ts";
 import { GenerateTemplateType, OcrOutputFormat, TemplateName, TemplateType, TryOnSettings } from "./api-schemas.ts";
 import { ChargeReceipt } from "./receipt-schemas.ts";
 
@@ -105,6 +106,14 @@ export const VirtualTryOnData = Schema.Struct({
   coverage: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })).annotate({
     description:
       "share (0-1) of what the person wore on the torso that the new garment covers. The old garment's area is taken to be the torso: the person's silhouette between the shoulder and the hip lines, less the arms in front of it and the face. On the rest (1 − coverage) the old garment still shows: the new one is shorter or narrower, or fitPreference is tight",
+  }),
+  method: Schema.Literal(TRYON_METHOD).annotate({
+    description:
+      "how the result was made: the product shot's parts (torso panel, sleeves) warped in 2-D onto the person's torso and arms and laid over the photo, lit by its broad shading; no generative model redraws the person",
+  }),
+  confidence: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })).annotate({
+    description:
+      "how sure the engine is of its reading of the person (0-1): the mean pose-keypoint score of shoulders, elbows, hips and face, times how frontal the shoulders are, the share of the torso inside the photo and the share of it the segmentation sees as the person. A photo too unsure for a believable result is refused instead (422 PERSON_TURNED_AWAY or TORSO_NOT_VISIBLE)",
   }),
   processingTime: Milliseconds,
 });

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect";
 import { DependencyUnavailable, InvalidImage } from "../../ports/errors.ts";
-import { TryOnEngine, UnusableTryOnInput } from "../../ports/tryon-engine.ts";
+import { TRYON_METHOD, TryOnEngine, UnusableTryOnInput } from "../../ports/tryon-engine.ts";
 import { makeEngineCapacity } from "../engine-capacity.ts";
 import { startTryOnThread } from "./tryon-thread-client.ts";
 
@@ -51,8 +51,8 @@ export const OnnxTryOnEngineLive = (options: OnnxTryOnEngineOptions = {}) =>
               }),
             );
             if (outcome.ok) {
-              const { image, coverage, keypoints, torso, garment } = outcome;
-              return { image, settings, coverage, detection: { keypoints, torso, garment } };
+              const { image, coverage, confidence, keypoints, torso, garment } = outcome;
+              return { image, settings, coverage, method: TRYON_METHOD, confidence, detection: { keypoints, torso, garment } };
             }
             if (outcome.code === "UNDECODABLE") return yield* new InvalidImage({ message: outcome.message });
             return yield* new UnusableTryOnInput({ code: outcome.code, field: outcome.field, message: outcome.message });

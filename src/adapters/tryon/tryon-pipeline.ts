@@ -11,6 +11,7 @@ import { compositeFullSize, displayedSize, LIGHTING } from "./full-size-composit
 import { type Box, fitPanel, fitSleeve, type PartFit } from "./garment-fit.ts";
 import { detectGarment } from "./garment-mask.ts";
 import { analyseGarment, PART, type UnplaceableKind } from "./garment-parts.ts";
+import { judgeParse, parseSignals } from "./parse-signals.ts";
 import { layParts, type WarpedPart } from "./part-layers.ts";
 import { warpPart } from "./part-warp.ts";
 import { checkPerson } from "./person-checks.ts";
@@ -36,6 +37,7 @@ export type TryOnOutcome =
       readonly torso: ReadonlyArray<Point>;
       readonly garment: GarmentKind;
       readonly coverage: number;
+      readonly confidence: number;
     }
   | { readonly ok: false; readonly code: UnusableInputCode | "UNDECODABLE"; readonly field: "personImage" | "clothingImage"; readonly message: string };
 
@@ -81,6 +83,8 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const probabilities = await models.segmentation.probabilities(person);
   const check = await checkPerson(person, probabilities, models.pose);
   if (!check.usable) return { ok: false, code: check.code, field: "personImage", message: check.message };
+  const judgement = judgeParse(parseSignals(check.keypoints, check.torso, probabilities, person));
+  if (!judgement.sure) return { ok: false, code: judgement.code, field: "personImage", message: judgement.message };
   const detection = detectGarment(clothing);
   if (!detection.found) return { ok: false, code: "NO_GARMENT_DETECTED", field: "clothingImage", message: detection.reason };
 
@@ -162,5 +166,13 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const sx = full.width / width;
   const sy = full.height / height;
   const toFull = <P extends Point>(p: P): P => ({ ...p, x: p.x * sx, y: p.y * sy });
-  return { ok: true, image, keypoints: check.keypoints.map(toFull), torso: torso.quad.map(toFull), garment: parts.kind, coverage };
+  return {
+    ok: true,
+    image,
+    keypoints: check.keypoints.map(toFull),
+    torso: torso.quad.map(toFull),
+    garment: parts.kind,
+    coverage,
+    confidence: judgement.confidence,
+  };
 };
