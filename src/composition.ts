@@ -2,61 +2,29 @@ import path from "node:path";
 import { Effect, Layer } from "effect";
 import { ed25519NoteSignerLayer } from "./adapters/crypto/ed25519-note-signer.ts";
 import { nodeLedgerCryptoLayer } from "./adapters/crypto/node-ledger-crypto.ts";
-import { documentReaderLayer } from "./adapters/documents/document-reader.ts";
-import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bus.ts";
-import { inMemoryEventStoreLayer } from "./adapters/event-store/in-memory-event-store.ts";
-import { kurrentDbEventStoreLayer } from "./adapters/event-store/kurrentdb-event-store.ts";
-import { postgresEventStoreLayer } from "./adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
-import { BlazeFaceDetectorLive } from "./adapters/faces/blazeface-face-detector.ts";
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
-import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
-import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
-import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
-import { jetStreamEventBusLayer } from "./adapters/nats/jetstream-event-bus.ts";
-import { kvRateLimiterLayer } from "./adapters/nats/kv-rate-limiter.ts";
-import { natsConnectionLayer } from "./adapters/nats/nats-connection.ts";
-import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
-import { ClassicPdfJoinerLive } from "./adapters/pdf/classic-pdf-joiner.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
 import { sqliteReceiptLogLayer } from "./adapters/projections/sqlite-receipt-log.ts";
-import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
-import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
-import { natsObjectResultStoreLayer } from "./adapters/results/nats-object-result-store.ts";
-import { postgresResultStoreLayer } from "./adapters/results/postgres-result-store.ts";
-import { argon2PasswordHasher } from "./adapters/security/argon2-password-hasher.ts";
 import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
-import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
-import { OnnxTryOnEngineLive } from "./adapters/tryon/onnx-tryon-engine.ts";
-import { forwardEvents } from "./application/forwarder.ts";
-import { keyDirectoryLayer } from "./application/key-directory.ts";
 import { chainedEventStore } from "./application/ledger/chained-event-store.ts";
-import { makeLedgerSealer } from "./application/ledger/seal-ledger.ts";
-import { runProjection } from "./application/projection-runner.ts";
-import { checkReceiptLog } from "./application/receipt-log-check.ts";
 import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
-import { StoreIdentity, storeIdentityLayer } from "./application/store-identity.ts";
+import { StoreIdentity } from "./application/store-identity.ts";
 import { inProcessStreamLocks } from "./application/stream-locks.ts";
 import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import type { Config, EventStoreSelection } from "./config.ts";
+import { kurrentDbEventStoreLayer, postgresEventStoreLayer } from "./lazy-adapters.ts";
 import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
 import { systemClock } from "./ports/clock.ts";
-import { EventBus } from "./ports/event-bus.ts";
 import { EventStore } from "./ports/event-store.ts";
 import { Ids } from "./ports/ids.ts";
-import { ImageEngine } from "./ports/image-engine.ts";
 import { LedgerCrypto } from "./ports/ledger-crypto.ts";
-import { OcrEngine } from "./ports/ocr-engine.ts";
-import { KeyProjection, UsageProjection } from "./ports/projections.ts";
-import { RateLimiter } from "./ports/rate-limiter.ts";
-import { ReceiptLog } from "./ports/receipt-log.ts";
-import { ResultStore } from "./ports/result-store.ts";
-import { TryOnEngine } from "./ports/tryon-engine.ts";
 
 /**
- * The composition root: which adapter stands behind each port is decided here, from
- * configuration, and nowhere else. The server and the CLI share the core.
+ * The composition root: which adapter stands behind each port is decided here (the core, which the
+ * server and the CLI share) and in server-composition.ts (what only the server runs), from
+ * configuration, and nowhere else.
  */
 export const settingsLayer = (config: Config) =>
   Layer.succeed(ServiceSettings)({
@@ -95,7 +63,7 @@ export const eventStoreLayer = (config: Config, store: StoreLayer = eventStoreLa
   ).pipe(Layer.provide(store));
 
 /** The event store beneath the hash chain: the configured one, or the Test layer's store in memory. */
-type StoreLayer = Layer.Layer<EventStore, unknown>;
+export type StoreLayer = Layer.Layer<EventStore, unknown>;
 
 /** What every entry point needs: the event store, time, ids, the key hasher, the ledger's keys, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated, store?: StoreLayer) =>
@@ -128,162 +96,3 @@ export const receiptLogLayer = (config: Config, secrets: ServerSecrets) =>
 
 /** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
 export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ path: path.join(config.dataDir, "projections.sqlite") });
-
-/**
- * With NATS_URL: JetStream carries the events (of the store this process runs on: see
- * StoreIdentity) and a KV bucket the rate limits, shared by every instance.
- */
-const messagingLayer = (config: Config, nats: NatsLayer | undefined, decorators: PortDecorators) =>
-  nats === undefined
-    ? Layer.mergeAll(decorated(EventBus, decorators.eventBus)(inProcessEventBusLayer()), decorated(RateLimiter, decorators.rateLimiter)(inMemoryRateLimiter))
-    : Layer.mergeAll(
-        decorated(
-          EventBus,
-          decorators.eventBus,
-        )(Layer.unwrap(Effect.map(StoreIdentity, ({ identity }) => jetStreamEventBusLayer({ namespace: config.natsNamespace, storeIdentity: identity })))),
-        decorated(RateLimiter, decorators.rateLimiter)(kvRateLimiterLayer({ namespace: config.natsNamespace })),
-      ).pipe(Layer.provide(nats));
-
-/** One NATS connection (NATS_URL) for everything that uses it: one layer value, so it is built once. */
-type NatsLayer = ReturnType<typeof natsConnectionLayer>;
-const natsLayerFor = (config: Config): NatsLayer | undefined =>
-  config.natsUrl === undefined ? undefined : natsConnectionLayer({ servers: config.natsUrl, auth: config.natsAuth });
-
-/**
- * The outbox forwarder and the projections, running in the background for as long as the server
- * does. Projections built from another store (DATA_DIR kept while the store was replaced) are
- * emptied first and caught up from this one.
- */
-const eventFlowLayer = (config: Config) =>
-  Layer.effectDiscard(
-    Effect.gen(function* () {
-      const usage = yield* UsageProjection;
-      const keys = yield* KeyProjection;
-      const receipts = yield* ReceiptLog;
-      const { identity } = yield* StoreIdentity;
-      for (const projection of [usage, keys, receipts]) {
-        const binding = yield* projection.bindToStore(identity);
-        if (binding._tag === "Reset") {
-          yield* Effect.logWarning(
-            `projection ${projection.name} (${path.join(config.dataDir, "projections.sqlite")}) was built from event store ${binding.previous ?? "(not recorded)"}, ` +
-              `but this service's event store is ${identity}: emptied it; it is rebuilt from this store`,
-          );
-        }
-      }
-      // A new NATS stream gets all of history; the in-process bus, new at every start, only what the projections lack.
-      const startWithoutCheckpoint =
-        config.natsUrl === undefined
-          ? Effect.map(Effect.all([usage.position, keys.position, receipts.position]), (positions) => Math.min(...positions))
-          : Effect.succeed(0);
-      yield* Effect.forkScoped(forwardEvents({ startWithoutCheckpoint }));
-      yield* Effect.forkScoped(runProjection(usage));
-      // The receipts log is held against the store before it follows it: an edited store withholds it.
-      yield* Effect.forkScoped(
-        checkReceiptLog.pipe(
-          Effect.tap((check) =>
-            check.firstDifference === undefined
-              ? Effect.logInfo(`receipts log: ${check.stored} leaves agree with the event store up to position ${check.upTo}`)
-              : Effect.logError(
-                  `receipts log withheld: it differs from the event store from leaf ${check.firstDifference} on (stored ${check.stored}, the store makes ${check.derived}); ` +
-                    "nothing of it is published until an operator runs itsctl ledger log rebuild and restarts the service",
-                ),
-          ),
-          Effect.catchCause((cause) => Effect.logWarning("receipts log: the check against the store failed; it follows the store unchecked", cause)),
-          Effect.andThen(runProjection(receipts)),
-        ),
-      );
-      // Revocations must reach every instance within a second, even while the bus is down.
-      yield* Effect.forkScoped(runProjection(keys, { storePollInterval: "500 millis" }));
-      if (config.ledgerSealIntervalSeconds > 0) yield* Effect.forkScoped(sealPeriodically(config.ledgerSealIntervalSeconds));
-    }),
-  );
-
-/** Results on this machine's disk (DATA_DIR/results), or in PostgreSQL or NATS where every instance finds them. */
-const resultStoreLayer = (selection: Config["resultStore"], nats: NatsLayer | undefined) => {
-  switch (selection.kind) {
-    case "filesystem":
-      return filesystemResultStoreLayer({ directory: selection.directory });
-    case "postgres":
-      return postgresResultStoreLayer({ connectionString: selection.url, schema: selection.schema });
-    case "nats":
-      // loadConfig refuses RESULT_STORE=nats without NATS_URL.
-      if (nats === undefined) throw new Error("RESULT_STORE=nats without NATS_URL");
-      return natsObjectResultStoreLayer({ namespace: selection.namespace, ttlSeconds: selection.ttlSeconds }).pipe(Layer.provide(nats));
-  }
-};
-
-/**
- * The ledger seal on a schedule: first when the newest seal is one interval old (at once after a
- * long stop), then every interval; a failed seal is logged and tried again at the next tick, never fatal.
- */
-const sealPeriodically = (intervalSeconds: number) => {
-  const sealer = makeLedgerSealer({ intervalSeconds });
-  const tick = sealer.seal({ kind: "service", task: "periodic ledger seal" }).pipe(
-    Effect.catchCause((cause) => Effect.logWarning("ledger seal failed; trying again at the next interval", cause)),
-    Effect.andThen(Effect.sleep(`${intervalSeconds} seconds`)),
-  );
-  return sealer.untilDue.pipe(
-    Effect.orElseSucceed(() => intervalSeconds * 1000),
-    Effect.flatMap((ms) => Effect.sleep(ms)),
-    Effect.andThen(Effect.forever(tick)),
-  );
-};
-
-/**
- * The HTTPS service: the core plus the read models, rate limiter, engines and result store. `store`
- * replaces the configured event store (testServerLayer).
- */
-export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated, store?: StoreLayer) => {
-  const nats = natsLayerFor(config);
-  const images = boundedImageEngineLayer({
-    concurrency: config.engineConcurrency,
-    ...(config.engineQueueLength === undefined ? {} : { maxQueue: config.engineQueueLength }),
-    deadlineMs: config.engineDeadlineMs,
-  }).pipe(
-    Layer.provide(sharpImageEngineLayer({ maxPixels: config.maxImagePixels })),
-    Layer.provide(Layer.merge(SelfiePersonSegmenterLive(), BlazeFaceDetectorLive())),
-  );
-  return Layer.mergeAll(
-    keyDirectoryLayer,
-    eventFlowLayer(config),
-    decorated(ImageEngine, decorators.imageEngine)(images),
-    sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
-    documentReaderLayer({
-      maxPages: config.maxDocumentPages,
-      maxPixels: config.maxImagePixels,
-      deadlineMs: config.engineDeadlineMs,
-      memoryBytes: config.documentMemoryBytes,
-    }).pipe(Layer.provide(sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }))),
-    decorated(ResultStore, decorators.resultStore)(resultStoreLayer(config.resultStore, nats)),
-    decorated(TryOnEngine, decorators.tryOnEngine)(OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs })),
-    decorated(
-      OcrEngine,
-      decorators.ocrEngine,
-    )(
-      ocrEngineLayer({
-        engine: config.ocrEngine,
-        workers: config.ocrWorkers,
-        deadlineMs: config.engineDeadlineMs,
-        warmLanguages: config.ocrWarmLanguages,
-        idleBudgetBytes: config.ocrIdleMemoryBytes,
-      }),
-    ),
-    ClassicPdfJoinerLive,
-    argon2PasswordHasher,
-  ).pipe(
-    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), receiptLogLayer(config, secrets), messagingLayer(config, nats, decorators))),
-    Layer.provideMerge(storeIdentityLayer),
-    Layer.provideMerge(coreLayer(config, secrets, decorators, store)),
-  );
-};
-
-/**
- * The Test layer of the service, beside serverLayer (the Default): every port on its in-process
- * adapter (the event store in memory, the in-memory rate limiter and event bus, results and
- * projections under the test's DATA_DIR) and the real engines, so that an HTTP test serves the real
- * app in its own process. Configure it with loadConfig on a temporary DATA_DIR and no NATS_URL.
- */
-export const testServerLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated) => {
-  if (config.natsUrl !== undefined) throw new Error("testServerLayer runs without NATS_URL");
-  return serverLayer(config, secrets, decorators, inMemoryEventStoreLayer());
-};

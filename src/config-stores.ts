@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defaultPostgresSchema } from "./adapters/event-store/postgres-event-store.ts";
+import { defaultPostgresSchema } from "./adapters/event-store/postgres-schema-name.ts";
 import { type NatsAuth, splitNatsUrl } from "./adapters/nats/nats-credentials.ts";
 import { IDEMPOTENCY_TTL_MS } from "./domain/idempotent-request.ts";
 

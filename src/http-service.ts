@@ -9,9 +9,9 @@ import { type RunningServers, startServers } from "./adapters/http/servers.ts";
 import { loadTlsCredentials, type TlsCredentials } from "./adapters/http/tls-credentials.ts";
 import { makeResultUrlSigner } from "./adapters/results/signed-result-url.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
-import { serverLayer } from "./composition.ts";
 import type { Config } from "./config.ts";
 import { type PortDecorators, undecorated } from "./port-decorators.ts";
+import { serverLayer } from "./server-composition.ts";
 
 /** What wraps the service: request instrumentation and the tracing of use cases (observability.ts), or nothing. */
 export interface Instrumentation {

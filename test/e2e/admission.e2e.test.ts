@@ -24,6 +24,14 @@ afterAll(async () => {
   }
 });
 
+/**
+ * One service with an 11 MiB budget for the two tests that fill it: each provisions its own account
+ * and ends by showing a request fits again once its holder is gone, so the second finds it empty.
+ */
+let smallBudget: Promise<ServiceProcess> | undefined;
+const smallBudgetService = () =>
+  (smallBudget ??= startService({ env: { ENGINE_MEMORY_BUDGET_BYTES: String(11 * 1024 * 1024) } }).then((small) => (stopped.push(small), small)));
+
 const generate = (target: ServiceProcess, key: string, image: string) =>
   target.client.request("POST", "/api/generate", { key, body: { image, template: "instagram-square", templateType: "social" } });
 
@@ -63,8 +71,7 @@ describe("admission by memory", () => {
   }, 120_000);
 
   it("refuses with 503 and Retry-After before reading the body when the budget is full", async () => {
-    const small = await startService({ env: { ENGINE_MEMORY_BUDGET_BYTES: String(11 * 1024 * 1024) } });
-    stopped.push(small);
+    const small = await smallBudgetService();
     const { keys } = await provisionAccount({ DATA_DIR: small.dataDir }, "pro", 1);
     // 4 MB declared × 2.5 (read, parsed, decoded) = 10 MB of the 11 MiB budget, held while its body trickles in.
     const holder = headersOnly(small, keys[0]!.key, 4_000_000);
@@ -92,8 +99,7 @@ describe("admission by memory", () => {
   }, 120_000);
 
   it("answers refused uploads (503, 413) whether the client sends its body at once and closes, or waits for 100 Continue", async () => {
-    const small = await startService({ env: { ENGINE_MEMORY_BUDGET_BYTES: String(11 * 1024 * 1024) } });
-    stopped.push(small);
+    const small = await smallBudgetService();
     const { keys } = await provisionAccount({ DATA_DIR: small.dataDir }, "pro", 1);
     const key = keys[0]!.key;
     const holder = headersOnly(small, key, 4_000_000);

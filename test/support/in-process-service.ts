@@ -2,10 +2,10 @@ import { Effect } from "effect";
 import { makeLogger } from "../../src/adapters/http/logger.ts";
 import { loadServerSecrets } from "../../src/adapters/security/server-secret.ts";
 import { createKey, openAccount } from "../../src/application/accounts.ts";
-import { testServerLayer } from "../../src/composition.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { PlanId } from "../../src/domain/plan.ts";
 import { type HttpService, startHttpService } from "../../src/http-service.ts";
+import { testServerLayer } from "../../src/server-composition.ts";
 import { HttpsClient } from "./https-client.ts";
 import { makeDataDir } from "./service-process.ts";
 

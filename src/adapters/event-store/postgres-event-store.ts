@@ -15,6 +15,7 @@ import { scopedPostgresPool } from "../postgres/postgres-pool.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
 import { ensureEventsSchema, eventsTable, settledReadFunction, settledReadWaitMs } from "./postgres-events-schema.ts";
+import { defaultPostgresSchema } from "./postgres-schema-name.ts";
 import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface PostgresEventStoreOptions {
@@ -26,8 +27,6 @@ export interface PostgresEventStoreOptions {
   readonly connectTimeoutMs?: number;
   readonly pollInterval?: Duration.Input;
 }
-
-export const defaultPostgresSchema = "event_store";
 
 interface EventRow {
   readonly global_position: string;
