@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bestScript, hasAccentedLetter, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
+import { bestScript, mayBeAccentedLatin, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
 import { languageOfText, languagesUsed, withLanguages } from "../../src/adapters/ocr/text-languages.ts";
 import { holdsOneLine } from "../../src/adapters/ocr/text-line-analysis.ts";
 import type { OcrScript } from "../../src/ports/ocr-engine.ts";
@@ -69,6 +69,9 @@ describe("the script of a label from its readings", () => {
     const hindi = readingsOf({ Cyrillic: ["Нав UIT", 45], Latin: ["HG UIT", 41], Devanagari: ["मदद पाना", 95], Bengali: ["মদদ", 30], Gurmukhi: ["", 0] });
     expect(await scriptOfLabel("Cyrillic", hindi.readIn)).toBe("Devanagari");
     expect(hindi.asked).toEqual(["Cyrillic", "Latin", "Devanagari", "Bengali", "Gurmukhi"]);
+    // A traditional Chinese line named Cyrillic: no script read so far is trusted, so Han is read too.
+    const chinese = readingsOf({ Cyrillic: ["вРАТУЖА", 1], Latin: ["", 0], Han: ["所有的和天资", 36] });
+    expect(await scriptOfLabel("Cyrillic", chinese.readIn)).toBe("Han");
     expect(await scriptOfLabel(undefined, readingsOf({}).readIn)).toBeUndefined();
   });
 
@@ -79,7 +82,9 @@ describe("the script of a label from its readings", () => {
   });
 
   it("tells accented Latin letters from plain ones and from punctuation", () => {
-    expect(hasAccentedLetter("tiéng")).toBe(true);
-    expect(hasAccentedLetter("Hello Google — “ok”")).toBe(false);
+    expect(mayBeAccentedLatin("tiéng", 96)).toBe(true);
+    expect(mayBeAccentedLatin("Hello Google — “ok”", 96)).toBe(false);
+    expect(mayBeAccentedLatin("PrepiSe verzi souboru", 76)).toBe(true);
+    expect(mayBeAccentedLatin("", 0)).toBe(false);
   });
 });

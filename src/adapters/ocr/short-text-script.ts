@@ -93,7 +93,8 @@ const confusedWith: Partial<Record<OcrScript, ReadonlyArray<OcrScript>>> = {
  * the label once in a script (undefined where no language of it is offered). What OSD names is
  * checked by one reading, then the scripts it takes that one for: copies of a joined word can look
  * like another script to it (a Hindi label was named Cyrillic, a Korean one Katakana). Where none
- * of those scores `trustedScriptScore`, the joined scripts are read too and the best score names it.
+ * of those scores `trustedScriptScore`, the joined scripts are read too (and Han, if none of them
+ * does either) and the best score names it.
  */
 export const scriptOfLabel = async (
   named: OcrScript | undefined,
@@ -113,15 +114,22 @@ export const scriptOfLabel = async (
     if (reading !== undefined && scriptScore(reading) >= trustedScriptScore) return settled(reading);
   }
   for (const script of joinedScripts) await tryScript(script);
+  // OSD can name a script far from the label's (a traditional Chinese line's copies: Cyrillic); where
+  // nothing read so far is trusted, Han, the script of the most characters, is read too.
+  if (!readings.some((reading) => scriptScore(reading) >= trustedScriptScore)) await tryScript("Han");
   return bestScript(readings);
 };
 
 /**
  * A Latin label too short for the stopword vote (latin-language-identification.ts) that English
- * reads with accented letters is read again in these languages, which write accents English has
+ * reads with accented letters, or less surely than `sureEnglish` (it reads "ç" as "g", "ř" as "r"
+ * and is unsure of the word), is read again in these languages, which write accents English has
  * not, and the most confident reading kept: "tiếng" reads "tiéng" in English (73), "tiếng" in
- * Vietnamese (96), "tiéng" in French (92), while "Hello Google" keeps English (96 against 94).
+ * Vietnamese (96), "tiéng" in French (92); "Přepíše verzi souboru" reads "PrepiSe" in English (76),
+ * right in Czech (94), "Prepise" in Romanian (92); while "Hello Google" keeps English (96 against 94).
  */
-export const accentedLatinLanguages: ReadonlyArray<OcrLanguage> = ["vie", "fra", "deu", "spa", "por", "pol", "tur"];
+export const accentedLatinLanguages: ReadonlyArray<OcrLanguage> = ["vie", "fra", "deu", "spa", "por", "pol", "tur", "ces"];
+const sureEnglish = 90;
 
-export const hasAccentedLetter = (text: string): boolean => /[^\p{ASCII}](?<=\p{L})/u.test(text);
+export const mayBeAccentedLatin = (text: string, confidence: number): boolean =>
+  text.trim() !== "" && (confidence < sureEnglish || /[^\p{ASCII}](?<=\p{L})/u.test(text));

@@ -20,7 +20,7 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
-import { accentedLatinLanguages, hasAccentedLetter, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
+import { accentedLatinLanguages, mayBeAccentedLatin, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
 import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { holdsOneLine, type TextLines } from "../text-line-analysis.ts";
 import { asOneLine, missingModels, type TesseractModel } from "./tesseract-language-data.ts";
@@ -209,7 +209,7 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
         if (best.empty) break;
         best = better(best, await read(withLatin(language), best.image));
       }
-      if (osd.script === undefined && script === "Latin" && !best.empty && hasAccentedLetter(best.page.text)) {
+      if (osd.script === undefined && script === "Latin" && mayBeAccentedLatin(best.page.text, best.page.confidence)) {
         for (const language of accentedLatinLanguages.filter((code) => languages.includes(code))) best = better(best, await read([language], best.image));
         return best;
       }
