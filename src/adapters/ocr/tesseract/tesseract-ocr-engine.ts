@@ -140,7 +140,16 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
     const pdf = request.outputFormat === "pdf";
     const output = { text: true, blocks: request.outputFormat !== "text" && !pdf, pdf };
     const dpi = pdf ? await printResolution(request.image.bytes) : undefined;
-    const read = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
+    // Each model reads each prepared image once: a label's script check is the reading its script's first language gives.
+    const readings = new Map<PreparedImage, Map<string, Promise<Reading>>>();
+    const read = (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
+      const byModel = readings.get(image) ?? new Map<string, Promise<Reading>>();
+      readings.set(image, byModel);
+      const reading = byModel.get(model.join("+")) ?? readOnce(model, image);
+      byModel.set(model.join("+"), reading);
+      return reading;
+    };
+    const readOnce = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
       const options: Partial<RecognizeOptions> & { readonly user_defined_dpi?: string } =
         dpi === undefined ? {} : { pdfTitle: "", user_defined_dpi: String(Math.round(dpi * image.scale)) };
       // A label of one line, read the way up it was measured, is read as one line (holdsOneLine).
