@@ -31,8 +31,8 @@ const labels: ReadonlyArray<Label> = JSON.parse(fs.readFileSync(new URL("labels.
 const maximumCer = 20;
 
 const open: Readonly<Record<string, string>> = {
-  "refcard-zh_CN-1.png":
-    "于它的所有信息: every character but 于 is written alike in simplified and traditional Chinese, and chi_tra, reading 于 as 「, is the more confident",
+  "refcard-sr-1.png":
+    "Прочитај помоћ: Serbian and Bulgarian share the script, and bul, reading ј as ) and ћ as й, is more confident (86) than srp, which reads it right (74)",
 };
 
 let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable>;

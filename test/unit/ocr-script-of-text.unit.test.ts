@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { bestScript, hasAccentedLetter, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
+import { bestScript, mayBeAccentedLatin, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
 import { languageOfText, languagesUsed, withLanguages } from "../../src/adapters/ocr/text-languages.ts";
+import { holdsOneLine } from "../../src/adapters/ocr/text-line-analysis.ts";
+import type { OcrScript } from "../../src/ports/ocr-engine.ts";
 
 /** The string work behind issue 30's `auto`: which language each line is in, and which script a label's readings look like. */
 describe("languages of a text read with several models", () => {
@@ -44,8 +46,45 @@ describe("the script of a label from its readings", () => {
     expect(bestScript([{ script: "Latin", text: "", confidence: 0 }])).toBeUndefined();
   });
 
+  it("takes a Japanese reading without kana for Han", () => {
+    expect(bestScript([{ script: "Japanese", text: "インターフェイス設定", confidence: 96 }])).toBe("Japanese");
+    expect(bestScript([{ script: "Japanese", text: "于它的所有信息", confidence: 93 }])).toBe("Han");
+  });
+
+  it("checks the script OSD named, then the scripts it takes for it, then the joined scripts", async () => {
+    const readingsOf = (texts: Partial<Record<OcrScript, readonly [string, number]>>) => {
+      const asked: Array<OcrScript> = [];
+      const readIn = async (script: OcrScript): Promise<ScriptReading | undefined> => {
+        asked.push(script);
+        const read = texts[script];
+        return read === undefined ? undefined : { script, text: read[0], confidence: read[1] };
+      };
+      return { asked, readIn };
+    };
+    // A Korean line whose copies OSD named Katakana: Japanese reads no Japanese letters, Hangul settles it.
+    const korean = readingsOf({ Japanese: ["도움", 60], Hangul: ["도움 얻기", 96], Han: ["", 0] });
+    expect(await scriptOfLabel("Japanese", korean.readIn)).toBe("Hangul");
+    expect(korean.asked).toEqual(["Japanese", "Hangul"]);
+    // A Hindi word named Cyrillic: Cyrillic fails its check, the joined scripts are read, Devanagari scores best.
+    const hindi = readingsOf({ Cyrillic: ["Нав UIT", 45], Latin: ["HG UIT", 41], Devanagari: ["मदद पाना", 95], Bengali: ["মদদ", 30], Gurmukhi: ["", 0] });
+    expect(await scriptOfLabel("Cyrillic", hindi.readIn)).toBe("Devanagari");
+    expect(hindi.asked).toEqual(["Cyrillic", "Latin", "Devanagari", "Bengali", "Gurmukhi"]);
+    // A traditional Chinese line named Cyrillic: no script read so far is trusted, so Han is read too.
+    const chinese = readingsOf({ Cyrillic: ["вРАТУЖА", 1], Latin: ["", 0], Han: ["所有的和天资", 36] });
+    expect(await scriptOfLabel("Cyrillic", chinese.readIn)).toBe("Han");
+    expect(await scriptOfLabel(undefined, readingsOf({}).readIn)).toBeUndefined();
+  });
+
+  it("tells a label of one line from a page and from an image too dark to measure", () => {
+    expect(holdsOneLine({ skewDegrees: 0, skewGain: 1, lineHeight: 23, lineCount: 1 }, 48)).toBe(true);
+    expect(holdsOneLine({ skewDegrees: 0, skewGain: 1, lineHeight: 25, lineCount: 32 }, 3507)).toBe(false);
+    expect(holdsOneLine({ skewDegrees: 0, skewGain: 1, lineHeight: 191, lineCount: 1 }, 191)).toBe(false);
+  });
+
   it("tells accented Latin letters from plain ones and from punctuation", () => {
-    expect(hasAccentedLetter("tiéng")).toBe(true);
-    expect(hasAccentedLetter("Hello Google — “ok”")).toBe(false);
+    expect(mayBeAccentedLatin("tiéng", 96)).toBe(true);
+    expect(mayBeAccentedLatin("Hello Google — “ok”", 96)).toBe(false);
+    expect(mayBeAccentedLatin("PrepiSe verzi souboru", 76)).toBe(true);
+    expect(mayBeAccentedLatin("", 0)).toBe(false);
   });
 });

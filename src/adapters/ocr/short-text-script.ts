@@ -67,22 +67,69 @@ export const scriptScore = (reading: ScriptReading): number => {
 /** A reading in the script OSD named that scores this much settles it; below, the joined scripts are read too. */
 export const trustedScriptScore = 70;
 
+/** Kana tell Japanese from Chinese: a Japanese reading with none is Han, which Chinese and Japanese are both read in. */
+const settled = (reading: ScriptReading): OcrScript =>
+  reading.script === "Japanese" && !/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(reading.text) ? "Han" : reading.script;
+
 /** The script of the reading that scores best; undefined when none read anything. */
 export const bestScript = (readings: ReadonlyArray<ScriptReading>): OcrScript | undefined => {
-  let best: { script: OcrScript; score: number } | undefined;
+  let best: { reading: ScriptReading; score: number } | undefined;
   for (const reading of readings) {
     const score = scriptScore(reading);
-    if (score > 0 && (best === undefined || score > best.score)) best = { script: reading.script, score };
+    if (score > 0 && (best === undefined || score > best.score)) best = { reading, score };
   }
-  return best?.script;
+  return best === undefined ? undefined : settled(best.reading);
+};
+
+/** Scripts OSD takes for one another in a label's copies (a Korean line was named Katakana). */
+const confusedWith: Partial<Record<OcrScript, ReadonlyArray<OcrScript>>> = {
+  Japanese: ["Hangul", "Han"],
+  Hangul: ["Japanese", "Han"],
+  Han: ["Japanese", "Hangul"],
+};
+
+/**
+ * The script of a label, from what OSD named in its copies (or nothing) and `readIn`, which reads
+ * the label once in a script (undefined where no language of it is offered). What OSD names is
+ * checked by one reading, then the scripts it takes that one for: copies of a joined word can look
+ * like another script to it (a Hindi label was named Cyrillic, a Korean one Katakana). Where none
+ * of those scores `trustedScriptScore`, the joined scripts are read too (and Han, if none of them
+ * does either) and the best score names it.
+ */
+export const scriptOfLabel = async (
+  named: OcrScript | undefined,
+  readIn: (script: OcrScript) => Promise<ScriptReading | undefined>,
+): Promise<OcrScript | undefined> => {
+  const readings: Array<ScriptReading> = [];
+  const tried = new Set<OcrScript>();
+  const tryScript = async (script: OcrScript) => {
+    if (tried.has(script)) return undefined;
+    tried.add(script);
+    const reading = await readIn(script);
+    if (reading !== undefined) readings.push(reading);
+    return reading;
+  };
+  for (const script of named === undefined ? [] : [named, ...(confusedWith[named] ?? [])]) {
+    const reading = await tryScript(script);
+    if (reading !== undefined && scriptScore(reading) >= trustedScriptScore) return settled(reading);
+  }
+  for (const script of joinedScripts) await tryScript(script);
+  // OSD can name a script far from the label's (a traditional Chinese line's copies: Cyrillic); where
+  // nothing read so far is trusted, Han, the script of the most characters, is read too.
+  if (!readings.some((reading) => scriptScore(reading) >= trustedScriptScore)) await tryScript("Han");
+  return bestScript(readings);
 };
 
 /**
  * A Latin label too short for the stopword vote (latin-language-identification.ts) that English
- * reads with accented letters is read again in these languages, which write accents English has
+ * reads with accented letters, or less surely than `sureEnglish` (it reads "ç" as "g", "ř" as "r"
+ * and is unsure of the word), is read again in these languages, which write accents English has
  * not, and the most confident reading kept: "tiếng" reads "tiéng" in English (73), "tiếng" in
- * Vietnamese (96), "tiéng" in French (92), while "Hello Google" keeps English (96 against 94).
+ * Vietnamese (96), "tiéng" in French (92); "Přepíše verzi souboru" reads "PrepiSe" in English (76),
+ * right in Czech (94), "Prepise" in Romanian (92); while "Hello Google" keeps English (96 against 94).
  */
-export const accentedLatinLanguages: ReadonlyArray<OcrLanguage> = ["vie", "fra", "deu", "spa", "por", "pol", "tur"];
+export const accentedLatinLanguages: ReadonlyArray<OcrLanguage> = ["vie", "fra", "deu", "spa", "por", "pol", "tur", "ces"];
+const sureEnglish = 90;
 
-export const hasAccentedLetter = (text: string): boolean => /[^\p{ASCII}](?<=\p{L})/u.test(text);
+export const mayBeAccentedLatin = (text: string, confidence: number): boolean =>
+  text.trim() !== "" && (confidence < sureEnglish || /[^\p{ASCII}](?<=\p{L})/u.test(text));

@@ -70,10 +70,10 @@ const profile = (ink: { xs: Float64Array; ys: Float64Array }, height: number, wi
 const sharpness = (bins: Float64Array) => bins.reduce((sum, count) => sum + count * count, 0);
 
 /**
- * Median length of the runs of inked bins: a line's height from its ascenders to descenders.
+ * The runs of inked bins, shortest first: each a line's height from its ascenders to descenders.
  * Runs under 4 bins are rules (table and underline strokes), not text.
  */
-const medianRun = (bins: Float64Array): number | undefined => {
+const inkRuns = (bins: Float64Array): ReadonlyArray<number> => {
   const floor = 0.05 * Math.max(...bins);
   const runs: number[] = [];
   let run = 0;
@@ -84,8 +84,7 @@ const medianRun = (bins: Float64Array): number | undefined => {
       run = 0;
     }
   }
-  runs.sort((a, b) => a - b);
-  return runs[Math.floor(runs.length / 2)];
+  return runs.sort((a, b) => a - b);
 };
 
 export interface TextLines {
@@ -95,12 +94,14 @@ export interface TextLines {
   readonly skewGain: number;
   /** Typical line height in the image's pixels; undefined when no lines stand out. */
   readonly lineHeight: number | undefined;
+  /** Lines that stand out (0 when none): 1 for a label of one line. */
+  readonly lineCount: number;
 }
 
 /** Searches ±`range` degrees, coarse then fine. Images with almost no ink report nothing. */
 export const analyseTextLines = (image: GreyImage, range = 10): TextLines => {
   const ink = inkOf(image);
-  if (ink.xs.length < 50) return { skewDegrees: 0, skewGain: 1, lineHeight: undefined };
+  if (ink.xs.length < 50) return { skewDegrees: 0, skewGain: 1, lineHeight: undefined, lineCount: 0 };
   const sharpnessAt = (degrees: number) => sharpness(profile(ink, image.height, image.width, degrees));
   const level = sharpnessAt(0);
   const search = (from: number, to: number, step: number) => {
@@ -113,9 +114,20 @@ export const analyseTextLines = (image: GreyImage, range = 10): TextLines => {
   };
   const coarse = search(-range, range, 0.5);
   const fine = search(coarse.degrees - 0.5, coarse.degrees + 0.5, 0.1);
+  const runs = inkRuns(profile(ink, image.height, image.width, fine.degrees));
   return {
     skewDegrees: Number(fine.degrees.toFixed(1)),
     skewGain: level === 0 ? 1 : fine.sharpness / level,
-    lineHeight: medianRun(profile(ink, image.height, image.width, fine.degrees)),
+    lineHeight: runs[Math.floor(runs.length / 2)],
+    lineCount: runs.length,
   };
 };
+
+/**
+ * Whether the image is a label of one line: one line stands out, lower than most of the image (a
+ * page too dark to measure is one run as high as itself). Tesseract's page layout analysis finds
+ * no text in some such labels (a Korean line, read as nothing), where read as one line it does.
+ */
+export const holdsOneLine = (lines: TextLines, imageHeight: number): boolean =>
+  lines.lineCount === 1 && lines.lineHeight !== undefined && lines.lineHeight <= maximumLineShare * imageHeight;
+const maximumLineShare = 0.75;

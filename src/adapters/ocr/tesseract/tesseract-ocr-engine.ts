@@ -1,6 +1,6 @@
 import os from "node:os";
 import { Effect, Layer } from "effect";
-import type { Page, RecognizeOptions } from "tesseract.js";
+import type { Page, RecognizeOptions, Worker } from "tesseract.js";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
 import {
   type OcrBlock,
@@ -20,18 +20,10 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
-import {
-  accentedLatinLanguages,
-  bestScript,
-  hasAccentedLetter,
-  joinedScripts,
-  repeatedForOsd,
-  type ScriptReading,
-  scriptScore,
-  trustedScriptScore,
-} from "../short-text-script.ts";
+import { accentedLatinLanguages, mayBeAccentedLatin, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
 import { languagesUsed, withLanguages } from "../text-languages.ts";
-import { missingModels, type TesseractModel } from "./tesseract-language-data.ts";
+import { holdsOneLine, type TextLines } from "../text-line-analysis.ts";
+import { asOneLine, missingModels, type TesseractModel } from "./tesseract-language-data.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
 /**
@@ -128,10 +120,12 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       prepared.set(key, image);
       return image;
     };
+    let measuring: Promise<TextLines> | undefined;
+    const measured = () => (measuring ??= measureTextLines(upright));
     /** Straightening angle and enlargement for the upright page, measured before any read. */
     const layout = async (): Promise<{ rotation: number; scale: number }> => {
       if (!preprocessing.deskew && !preprocessing.upscaleSmallText) return { rotation: 0, scale: 1 };
-      const lines = await measureTextLines(upright);
+      const lines = await measured();
       const tilted = preprocessing.deskew && Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain;
       const small = preprocessing.upscaleSmallText && lines.lineHeight !== undefined && lines.lineHeight < smallLineHeight;
       const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
@@ -146,10 +140,22 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
     const pdf = request.outputFormat === "pdf";
     const output = { text: true, blocks: request.outputFormat !== "text" && !pdf, pdf };
     const dpi = pdf ? await printResolution(request.image.bytes) : undefined;
-    const read = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
+    // Each model reads each prepared image once: a label's script check is the reading its script's first language gives.
+    const readings = new Map<PreparedImage, Map<string, Promise<Reading>>>();
+    const read = (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
+      const byModel = readings.get(image) ?? new Map<string, Promise<Reading>>();
+      readings.set(image, byModel);
+      const reading = byModel.get(model.join("+")) ?? readOnce(model, image);
+      byModel.set(model.join("+"), reading);
+      return reading;
+    };
+    const readOnce = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
       const options: Partial<RecognizeOptions> & { readonly user_defined_dpi?: string } =
         dpi === undefined ? {} : { pdfTitle: "", user_defined_dpi: String(Math.round(dpi * image.scale)) };
-      const { data: page } = await pool.withWorker(model, signal, (worker) => worker.recognize(image.png, options, output));
+      // A label of one line, read the way up it was measured, is read as one line (holdsOneLine).
+      const oneLine = Math.abs(image.rotation) < 45 && holdsOneLine(await measured(), upright.height);
+      const recognize = (worker: Worker) => worker.recognize(image.png, options, output);
+      const { data: page } = await pool.withWorker(model, signal, (worker) => (oneLine ? asOneLine(worker, () => recognize(worker)) : recognize(worker)));
       return { languages: model, image, page, empty: page.text.trim() === "" };
     };
     const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
@@ -181,20 +187,12 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       const grid = await repeatedForOsd(image.png);
       if (grid === undefined) return undefined;
       const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(grid));
-      const named = scriptOfOsdName(data.script);
-      const readings: Array<ScriptReading> = [];
-      const readIn = async (script: OcrScript) => {
+      return scriptOfLabel(scriptOfOsdName(data.script), async (script) => {
         const [language] = autoCandidates(script, languages);
-        if (language === undefined) return;
+        if (language === undefined) return undefined;
         const { page } = await read([language], image);
-        readings.push({ script, text: page.text, confidence: page.confidence });
-      };
-      // What OSD names from the copies is checked by one reading: copies of a joined word can look
-      // like another script to it (a Hindi label was named Cyrillic).
-      if (named !== undefined) await readIn(named);
-      if (readings[0] !== undefined && scriptScore(readings[0]) >= trustedScriptScore) return named;
-      for (const script of joinedScripts.filter((candidate) => candidate !== named)) await readIn(script);
-      return bestScript(readings);
+        return { script, text: page.text, confidence: page.confidence };
+      });
     };
 
     const readAuto = async (): Promise<Reading> => {
@@ -220,7 +218,7 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
         if (best.empty) break;
         best = better(best, await read(withLatin(language), best.image));
       }
-      if (osd.script === undefined && script === "Latin" && !best.empty && hasAccentedLetter(best.page.text)) {
+      if (osd.script === undefined && script === "Latin" && mayBeAccentedLatin(best.page.text, best.page.confidence)) {
         for (const language of accentedLatinLanguages.filter((code) => languages.includes(code))) best = better(best, await read([language], best.image));
         return best;
       }
