@@ -8,7 +8,7 @@ import {
 } from "../domain/account-template.ts";
 import { echo } from "../domain/echo.ts";
 import { type PlanId, PLANS } from "../domain/plan.ts";
-import { type Design, designIssues, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from "../domain/template-design.ts";
+import { type Design, designIssues, type DesignLayout, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from "../domain/template-design.ts";
 import { Clock } from "../ports/clock.ts";
 import { EngineTenant } from "../ports/engine-tenant.ts";
 import { Ids } from "../ports/ids.ts";
@@ -55,31 +55,29 @@ export const checkedDesign = (body: TemplateBody) =>
     return design;
   });
 
+/** Draws one layout with its own text and images; `prefix` is its place in the body, which a refused image's field names. */
+const drawnLayout = (layout: DesignLayout, prefix = "") =>
+  Effect.gen(function* () {
+    const images = yield* embeddedImages(layout, {}, prefix);
+    return yield* (yield* ImageEngine).renderDesign(layout, { images, text: {} });
+  });
+
 /**
  * Draws the design with its own text and images (the console's preview draws what it shows this
  * way): its default layout only.
  */
-export const drawnWithOwnContent = (accountId: string, design: Design) =>
-  Effect.gen(function* () {
-    const images = yield* embeddedImages(design, {});
-    return yield* (yield* ImageEngine).renderDesign(design, { images, text: {} });
-  }).pipe(Effect.provideService(EngineTenant, accountId));
+export const drawnWithOwnContent = (accountId: string, design: Design) => drawnLayout(design).pipe(Effect.provideService(EngineTenant, accountId));
 
 /**
  * Draws the design once, each of its layouts, with its own text and images: an image that does not
  * decode is refused now, not at the first call.
  */
 const drawnOnce = (accountId: string, design: Design) =>
-  Effect.gen(function* () {
-    const engine = yield* ImageEngine;
-    for (const [prefix, layout] of [
-      ["", design] as const,
-      ...Object.entries(design.variants ?? {}).map(([name, variant]) => [`variants.${name}.`, variant] as const),
-    ]) {
-      const images = yield* embeddedImages(layout, {}, prefix);
-      yield* engine.renderDesign(layout, { images, text: {} });
-    }
-  }).pipe(Effect.provideService(EngineTenant, accountId));
+  Effect.forEach(
+    [["", design] as const, ...Object.entries(design.variants ?? {}).map(([name, variant]) => [`variants.${name}.`, variant] as const)],
+    ([prefix, layout]) => drawnLayout(layout, prefix),
+    { discard: true },
+  ).pipe(Effect.provideService(EngineTenant, accountId));
 
 const actorOf = (owner: TemplateOwner) => {
   const { accountId } = owner.account;

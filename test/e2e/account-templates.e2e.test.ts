@@ -119,6 +119,11 @@ describe("templates of the account's own over HTTPS", () => {
           name,
         ).toContain(path);
     }
+    // Each variant is drawn before it is kept too: its image's refusal names the field under variants.<name>.
+    const badVariant = { ...card, variants: { og: { canvas: card.canvas, layers: [{ ...card.layers[2]!, image: truncated }] } } };
+    const refusedVariant = await call("POST", "/templates", key, badVariant);
+    expect({ status: refusedVariant.status, code: refusedVariant.json.error?.code }).toEqual({ status: 422, code: "INVALID_IMAGE" });
+    expect(refusedVariant.json.error.message).toContain("variants.og.layers.0.image");
     expect(((await call("GET", "/templates", key)).json.data.templates as Array<{ own?: boolean }>).some((t) => t.own)).toBe(false);
   });
 });

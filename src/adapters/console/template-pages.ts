@@ -1,5 +1,6 @@
 import type { ConsoleView } from "../../application/console-view.ts";
 import type { TemplateVersion } from "../../domain/account-template.ts";
+import { launchCardDesign } from "../../domain/launch-card.ts";
 import { TEMPLATES } from "../../domain/template-catalog.ts";
 import { errorLine, page, when } from "./console-layout.ts";
 import { html } from "./html.ts";
@@ -12,30 +13,7 @@ export interface TemplateFormState {
 }
 
 /** The launch card of issue 27 without its logo: a start the holder edits, and a valid design as it stands. */
-export const SAMPLE_DESIGN = JSON.stringify(
-  {
-    name: "launch-card",
-    canvas: { width: 1200, height: 630, background: "#0b1f3a", format: "png" },
-    layers: [
-      { type: "photo", box: { x: 0, y: 0, width: 600, height: 630 }, fit: "cover" },
-      {
-        type: "text",
-        name: "title",
-        box: { x: 640, y: 80, width: 520, height: 260 },
-        font: "Noto Sans",
-        weight: 700,
-        color: "#ffffff",
-        maxSize: 96,
-        minSize: 20,
-        align: "left",
-        text: "Default headline",
-      },
-      { type: "shape", box: { x: 620, y: 600, width: 560, height: 6 }, fill: "#ffcc00" },
-    ],
-  },
-  null,
-  2,
-);
+export const SAMPLE_DESIGN = JSON.stringify(launchCardDesign(), null, 2);
 
 const templateRows = (templates: ReadonlyArray<TemplateVersion>, csrfToken: string) =>
   html`<div class="table-wrap">
