@@ -121,8 +121,11 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const blur = (t: string) => g.node("Conv", [g.node("Conv", [t, across], { auto_pad: { s: "SAME_UPPER" } }), down], { auto_pad: { s: "SAME_UPPER" } });
   // Each pixel's luminance relative to the garment's mean is clamped first, so that a small bright
   // or dark patch of the old clothes (a white collar, a name tag, a black tie) lights no blob.
-  const total = (t: string) => g.node("ReduceSum", [t], { keepdims: { i: 0 } });
-  const lumMean = g.node("Div", [total(g.node("Mul", [luminance, alpha])), g.node("Max", [total(alpha), g.floats([1e-6], [])])]);
+  const sum = (t: string) => g.node("ReduceSum", [t], { keepdims: { i: 0 } });
+  const alphaTotal = g.node("Max", [sum(alpha), g.floats([1e-6], [])]);
+  /** A plane's mean under the garment, weighted by its alpha. */
+  const meanUnderGarment = (t: string) => g.node("Div", [sum(g.node("Mul", [t, alpha])), alphaTotal]);
+  const lumMean = meanUnderGarment(luminance);
   const lumRelative = g.node("Clip", [
     g.node("Div", [luminance, g.node("Max", [lumMean, g.floats([1e-3], [])])]),
     g.floats([LUMINANCE_RANGE[0]], []),
@@ -131,8 +134,7 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const weight = g.node("Max", [blur(pool(alpha)), g.floats([1e-3], [])]);
   const broad = g.node("Div", [blur(pool(g.node("Mul", [lumRelative, alpha]))), weight]);
   const shadingSource = g.node("Resize", [broad, "", "", planeShape], { mode: { s: "linear" } });
-  const sum = (t: string) => g.node("ReduceSum", [t], { keepdims: { i: 0 } });
-  const meanUnder = g.node("Div", [sum(g.node("Mul", [shadingSource, alpha])), g.node("Max", [sum(alpha), g.floats([1e-6], [])])]);
+  const meanUnder = meanUnderGarment(shadingSource);
   const relative = g.node("Div", [shadingSource, g.node("Max", [meanUnder, g.floats([1e-3], [])])]);
   const shade = g.node("Clip", [
     g.node("Add", [g.floats([1], []), g.node("Mul", [param(PARAMS.shading), g.node("Sub", [relative, g.floats([1], [])])])]),
