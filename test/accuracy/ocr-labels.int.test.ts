@@ -1,11 +1,8 @@
 import fs from "node:fs";
-import { Effect, ManagedRuntime } from "effect";
-import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
-import type { DependencyUnavailable } from "../../src/ports/errors.ts";
-import { OcrEngine, type OcrEngineShape, type OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import { describe, expect, it } from "vitest";
+import type { OcrLanguage } from "../../src/ports/ocr-engine.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
+import { pngImage, tesseractForSuite } from "../support/tesseract-for-suite.ts";
 
 /**
  * Issue 30, labels: one word or one line, too little text for Tesseract's OSD, read with `auto`
@@ -35,39 +32,16 @@ const open: Readonly<Record<string, string>> = {
     "Прочитај помоћ: Serbian and Bulgarian share the script, and bul, reading ј as ) and ћ as й, is more confident (86) than srp, which reads it right (74)",
 };
 
-let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable>;
-let engine: OcrEngineShape;
-
-beforeAll(async () => {
-  runtime = ManagedRuntime.make(TesseractOcrEngine.layer({ workers: 1 }));
-  engine = await runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* OcrEngine;
-    }),
-  );
-});
-afterAll(async () => {
-  await runtime?.dispose();
-});
-
-const pngOf = async (file: string) => {
-  const png = new Uint8Array(
-    await sharp(fs.readFileSync(new URL(file, folder)))
-      .png()
-      .toBuffer(),
-  );
-  const { width = 0, height = 0 } = await sharp(png).metadata();
-  return { bytes: png, format: "png" as const, width, height };
-};
+const engine = tesseractForSuite();
 
 describe("labels in many scripts", () => {
   it("are read with auto as well as with the language named, and the language named right", async () => {
     const rows: Array<string> = [];
     const failures: Array<string> = [];
     for (const label of labels) {
-      const image = await pngOf(label.file);
-      const auto = await runtime.runPromise(engine.recognize({ image, language: "auto", outputFormat: "text" }));
-      const named = await runtime.runPromise(engine.recognize({ image, language: [label.language], outputFormat: "text" }));
+      const image = await pngImage(fs.readFileSync(new URL(label.file, folder)));
+      const auto = await engine.recognize({ image, language: "auto", outputFormat: "text" });
+      const named = await engine.recognize({ image, language: [label.language], outputFormat: "text" });
       const autoCer = cerPercent([cerCount(auto.text, label.truth)]);
       const namedCer = cerPercent([cerCount(named.text, label.truth)]);
       const right = autoCer <= maximumCer && auto.language === label.language;

@@ -1,15 +1,10 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { promisify } from "node:util";
-import { Effect, ManagedRuntime } from "effect";
-import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
-import type { DependencyUnavailable } from "../../src/ports/errors.ts";
-import { OcrEngine, type OcrEngineShape, type OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import { describe, expect, it } from "vitest";
+import type { OcrLanguage } from "../../src/ports/ocr-engine.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
+import { pngImage, tesseractForSuite } from "../support/tesseract-for-suite.ts";
 
 /**
  * Issue 30: `auto` on pages in two scripts, against the native tesseract CLI told the right
@@ -57,27 +52,7 @@ const pages: ReadonlyArray<MixedPage> = [
   },
 ];
 
-let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable>;
-let engine: OcrEngineShape;
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "mixed-scripts-"));
-
-beforeAll(async () => {
-  runtime = ManagedRuntime.make(TesseractOcrEngine.layer({ workers: 1 }));
-  engine = await runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* OcrEngine;
-    }),
-  );
-});
-afterAll(async () => {
-  await runtime?.dispose();
-  fs.rmSync(workDir, { recursive: true, force: true });
-});
-
-const imageOf = async (bytes: Uint8Array) => {
-  const { width = 0, height = 0 } = await sharp(bytes).metadata();
-  return { bytes, format: "png" as const, width, height };
-};
+const engine = tesseractForSuite();
 
 /** The CLI as a user runs it on a page: automatic segmentation (--psm 1), one thread. */
 const nativeText = async (file: string, languages: string): Promise<string> => {
@@ -94,7 +69,7 @@ describe("auto on pages in two scripts", () => {
     const rows: Array<string> = [];
     for (const page of pages) {
       const truth = truthOf(page.truth);
-      const result = await runtime.runPromise(engine.recognize({ image: await imageOf(read(page.file)), language: "auto", outputFormat: "json" }));
+      const result = await engine.recognize({ image: await pngImage(read(page.file)), language: "auto", outputFormat: "json" });
       const auto = cerPercent([cerCount(result.text, truth)]);
       const native = await Promise.all(page.told.map(async (told) => [told, cerPercent([cerCount(await nativeText(page.file, told), truth)])] as const));
       const bestNative = Math.min(...native.map(([, cer]) => cer));

@@ -1,0 +1,35 @@
+import { Effect, ManagedRuntime } from "effect";
+import sharp from "sharp";
+import { afterAll, beforeAll } from "vitest";
+import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import type { DependencyUnavailable } from "../../src/ports/errors.ts";
+import { OcrEngine, type OcrRequest } from "../../src/ports/ocr-engine.ts";
+
+/**
+ * The Tesseract engine with one worker for a whole test file (made before its tests, disposed
+ * after them), as the accuracy sweeps read pages one at a time: `recognize` runs one request.
+ */
+export const tesseractForSuite = () => {
+  let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable> | undefined;
+  beforeAll(() => {
+    runtime = ManagedRuntime.make(TesseractOcrEngine.layer({ workers: 1 }));
+  });
+  afterAll(async () => {
+    await runtime?.dispose();
+  });
+  return {
+    recognize: (request: OcrRequest) =>
+      runtime!.runPromise(
+        Effect.gen(function* () {
+          return yield* (yield* OcrEngine).recognize(request);
+        }),
+      ),
+  };
+};
+
+/** Image bytes as the engine takes them: a PNG as it is, anything else (a TIFF) re-encoded as one, with their size. */
+export const pngImage = async (bytes: Uint8Array) => {
+  const png = (await sharp(bytes).metadata()).format === "png" ? bytes : new Uint8Array(await sharp(bytes).png().toBuffer());
+  const { width = 0, height = 0 } = await sharp(png).metadata();
+  return { bytes: png, format: "png" as const, width, height };
+};
