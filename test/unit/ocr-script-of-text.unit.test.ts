@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { writtenAsLanguage } from "../../src/adapters/ocr/ocr-scripts.ts";
 import { bestScript, mayBeAccentedLatin, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
 import { languageOfText, languagesUsed, withLanguages } from "../../src/adapters/ocr/text-languages.ts";
 import { holdsOneLine } from "../../src/adapters/ocr/text-line-analysis.ts";
@@ -26,6 +27,16 @@ describe("languages of a text read with several models", () => {
     const [block] = withLanguages([{ text: "Gargi\nसभी मनुष्यों को", confidence: 90, bbox: box, lines: [line("Gargi"), line("सभी मनुष्यों को")] }], ["hin", "eng"]);
     expect(block?.language).toBe("hin");
     expect(block?.lines.map((each) => each.language)).toEqual(["eng", "hin"]);
+  });
+});
+
+describe("languages of one script told apart by their letters", () => {
+  it("takes an Assamese reading with Bengali ra (র) among its ra letters as one of a Bengali text", () => {
+    // The Assamese model's reading of latexbangla-p2-1.png, a Bengali line: three ৰ, three র.
+    expect(writtenAsLanguage("asm", "বগৰক্ষেত্ৰের ক্ষেত্ৰফলের সমষ্টির সমান।")).toBe(false);
+    expect(writtenAsLanguage("asm", "অসমীয়া ভাষাৰ ৰাজ্যিক")).toBe(true);
+    expect(writtenAsLanguage("asm", "সমান")).toBe(true);
+    expect(writtenAsLanguage("ben", "বর্গক্ষেত্রের ক্ষেত্রফলের")).toBe(true);
   });
 });
 
