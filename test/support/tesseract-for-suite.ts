@@ -8,11 +8,13 @@ import { OcrEngine, type OcrRequest } from "../../src/ports/ocr-engine.ts";
 /**
  * The Tesseract engine with one worker for a whole test file (made before its tests, disposed
  * after them), as the accuracy sweeps read pages one at a time: `recognize` runs one request.
+ * The deadline is the service's 30 s stretched fourfold: a sweep measures what is read, and a
+ * machine busy with other work must not fail it (`auto` on a tall two-script page takes 18-30 s).
  */
 export const tesseractForSuite = () => {
   let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable> | undefined;
   beforeAll(() => {
-    runtime = ManagedRuntime.make(TesseractOcrEngine.layer({ workers: 1 }));
+    runtime = ManagedRuntime.make(TesseractOcrEngine.layer({ workers: 1, deadlineMs: 120_000 }));
   });
   afterAll(async () => {
     await runtime?.dispose();

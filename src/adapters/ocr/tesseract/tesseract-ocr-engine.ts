@@ -3,7 +3,6 @@ import { Effect, Layer } from "effect";
 import type { Page, RecognizeOptions, Worker } from "tesseract.js";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
 import {
-  type OcrBlock,
   OcrEngine,
   type OcrEngineShape,
   type OcrLanguage,
@@ -23,7 +22,9 @@ import { queuedRecognizer } from "../queued-recognizer.ts";
 import { accentedLatinLanguages, mayBeAccentedLatin, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
 import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { holdsOneLine, type TextLines } from "../text-line-analysis.ts";
+import { secondLanguage, unsureLatinConfidence, unsureLines } from "../unsure-lines.ts";
 import { asOneLine, missingModels, type TesseractModel } from "./tesseract-language-data.ts";
+import { pageBlocks } from "./tesseract-page-blocks.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
 /**
@@ -92,21 +93,6 @@ interface Reading {
   readonly empty: boolean;
 }
 
-const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
-  (page.blocks ?? []).flatMap((block) => {
-    const lines = block.paragraphs.flatMap((paragraph) =>
-      paragraph.lines
-        .map((line) => ({
-          text: tidyOcrText(line.text),
-          confidence: line.confidence,
-          bbox: line.bbox,
-          words: line.words.filter((word) => word.text.trim() !== "").map((word) => ({ text: word.text, confidence: word.confidence, bbox: word.bbox })),
-        }))
-        .filter((line) => line.words.length > 0),
-    );
-    return lines.length === 0 ? [] : [{ text: tidyOcrText(block.text), confidence: block.confidence, bbox: block.bbox, lines }];
-  });
-
 const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "idleBudgetBytes">>): OcrEngineShape => {
   const preprocessing = { ...defaultTesseractPreprocessing, ...options.preprocessing };
   const languages = options.languages;
@@ -149,12 +135,12 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       byModel.set(model.join("+"), reading);
       return reading;
     };
-    const readOnce = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
+    const readOnce = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage, blocks = output.blocks): Promise<Reading> => {
       const options: Partial<RecognizeOptions> & { readonly user_defined_dpi?: string } =
         dpi === undefined ? {} : { pdfTitle: "", user_defined_dpi: String(Math.round(dpi * image.scale)) };
       // A label of one line, read the way up it was measured, is read as one line (holdsOneLine).
       const oneLine = Math.abs(image.rotation) < 45 && holdsOneLine(await measured(), upright.height);
-      const recognize = (worker: Worker) => worker.recognize(image.png, options, output);
+      const recognize = (worker: Worker) => worker.recognize(image.png, options, { ...output, blocks });
       const { data: page } = await pool.withWorker(model, signal, (worker) => (oneLine ? asOneLine(worker, () => recognize(worker)) : recognize(worker)));
       return { languages: model, image, page, empty: page.text.trim() === "" };
     };
@@ -170,6 +156,7 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
         rotation: preprocessing.fixOrientation ? (data.orientation_degrees ?? 0) % 360 : 0,
         sure: (data.orientation_confidence ?? 0) >= sureOrientationConfidence,
         script: scriptOfOsdName(data.script),
+        scriptConfidence: data.script_confidence ?? 0,
       };
     };
     /** An unsure reading is tried again turned as OSD suggests, and the better one kept. */
@@ -198,6 +185,17 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       });
     };
 
+    /** The language of a second script on a page OSD named Latin unsurely (unsure-lines.ts); its English reading primes the cache. */
+    const secondScriptLanguage = async (image: PreparedImage): Promise<OcrLanguage | undefined> => {
+      const english = readOnce(["eng"], image, true);
+      readings.set(image, new Map([...(readings.get(image) ?? []), ["eng", english]]));
+      return secondLanguage(image.png, unsureLines(pageBlocks((await english).page).flatMap((block) => block.lines)), {
+        scriptOf: async (png) => scriptOfOsdName((await pool.withWorker("osd", signal, (worker) => worker.detect(png))).data.script),
+        candidates: (script) => autoCandidates(script, languages),
+        read: async (language, png) => (await pool.withWorker([language], signal, (worker) => worker.recognize(png))).data,
+      });
+    };
+
     const readAuto = async (): Promise<Reading> => {
       const osd = await orientationAndScript(await prepare(0, 1));
       const turned = osd.sure && osd.rotation !== 0;
@@ -210,6 +208,10 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       // for a mixed page: headings, names and codes in Latin letters are read, not lost; Tesseract
       // tries the second model only on words the first reads badly. A label (OSD named no script) is
       // read in its own script alone: a word is in one, and each pair is one more worker to start.
+      // A page OSD names Latin unsurely is checked for a second script (unsure-lines.ts).
+      const latinUnsure = osd.script === "Latin" && osd.scriptConfidence < unsureLatinConfidence && languages.includes("eng");
+      const second = latinUnsure ? await secondScriptLanguage(image) : undefined;
+      if (second !== undefined) return read([second, "eng"], image);
       const script = found !== undefined && autoCandidates(found, languages).length > 0 ? found : "Latin";
       const withLatin = (language: OcrLanguage): ReadonlyArray<OcrLanguage> =>
         script !== "Latin" && osd.script !== undefined && languages.includes("eng") ? [language, "eng"] : [language];
