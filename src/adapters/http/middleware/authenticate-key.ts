@@ -21,8 +21,9 @@ export const authenticateKey =
     const { principal, rate } = exit.value;
     ctx.state.principal = principal;
     const { policy, decision } = rate;
-    ctx.set("RateLimit-Policy", `"per-key";q=${policy.burst};w=${Math.round((policy.burst * 60) / policy.perMinute)}`);
-    ctx.set("RateLimit", `"per-key";r=${decision.remaining};t=${decision.resetSeconds}`);
+    // Node's setHeader, not Koa's ctx.set: the same headers without Koa's per-call entry arrays.
+    ctx.res.setHeader("RateLimit-Policy", `"per-key";q=${policy.burst};w=${Math.round((policy.burst * 60) / policy.perMinute)}`);
+    ctx.res.setHeader("RateLimit", `"per-key";r=${decision.remaining};t=${decision.resetSeconds}`);
     if (!decision.allowed) return void sendError(ctx, errorResponseOf(new RateLimited({ retryAfterSeconds: decision.retryAfterSeconds })));
     return principal;
   };
