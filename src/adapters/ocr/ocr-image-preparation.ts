@@ -48,6 +48,16 @@ export const printResolution = (bytes: Uint8Array): Promise<number> =>
     return density !== undefined && density >= believableDpi.minimum && density <= believableDpi.maximum ? density : assumedDpi;
   });
 
+/** Below this Tesseract takes a stated resolution for none and estimates one from the text. */
+const tesseractMinimumDpi = 70;
+
+/** The resolution the image states, where Tesseract would take it: what the CLI reads from the file's header. */
+export const statedResolution = (bytes: Uint8Array): Promise<number | undefined> =>
+  guard(async () => {
+    const { density } = await sharp(bytes).metadata();
+    return density !== undefined && density >= tesseractMinimumDpi ? density : undefined;
+  });
+
 const fromRaw = (image: DecodedImage) => sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } });
 
 /** Tilt and line height of the upright image, measured on a grey copy at most 800 px wide. */
