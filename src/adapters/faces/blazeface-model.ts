@@ -59,7 +59,10 @@ const toCanvas = (pixels: Uint8Array, { width, height }: Size, [canvasWidth, can
  * onnxruntime plans a graph of fixed input size once (a third less CPU per run than a free size),
  * so each scale pads the photo onto one of a few canvases, each with its session: the shorter side
  * at FINE_SIDE and the longer side at the next of FINE_LONG_SIDES (a panorama beyond the last is
- * scaled to fit it), or a COARSE_SIDE square.
+ * scaled to fit it), or a COARSE_SIDE square. Each session keeps its buffers between runs (an
+ * arena; ~60 MiB for all of them once used): freed and mapped afresh each run, a fine run's
+ * activations were faulted in again every time, +12 % CPU per detection, twice as much under
+ * `MALLOC_ARENA_MAX=2` as the service runs (bench/face-detection-cost.ts, 2026-11-27).
  */
 const FINE_LONG_SIDES = [FINE_SIDE, 1.5 * FINE_SIDE, 2 * FINE_SIDE] as const;
 const CANVASES: ReadonlyArray<readonly [number, number]> = [
@@ -115,7 +118,7 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
         const head = width === COARSE_SIDE && height === COARSE_SIDE ? BOTH_GRIDS : FINE_GRID;
         const input = { name: "input", type: "uint8", dims: [1, height, width, 3], layout: "nhwc", rescale: { scale: 1 / 127.5, offset: -1 } } as const;
         const onnx = tfjsGraphToOnnx({ ...model, nodes: reaching(model.nodes, head.outputs) }, input, head.outputs);
-        return [`${width}x${height}`, { session: await createSession(onnx, threads), grids: head.grids }] as const;
+        return [`${width}x${height}`, { session: await createSession(onnx, threads, { arena: true }), grids: head.grids }] as const;
       }),
     ),
   );
