@@ -6,8 +6,8 @@ import { BLAZEFACE_BIN, BLAZEFACE_JSON, readPackagedModelFile } from "../models/
 import { createSession } from "../onnx/onnx-session.ts";
 import { readTfjsGraphModel, type TfjsConstant, type TfjsNode } from "../onnx/tfjs-graph-model.ts";
 import { tfjsGraphToOnnx } from "../onnx/tfjs-graph-to-onnx.ts";
-import { CANVASES, coarsePlacement, finePlacement, placedSize, type Placement } from "./blazeface-canvases.ts";
-import { BLAZEFACE_GRIDS, COARSE_SIDE, decodeGrid, suppressOverlaps } from "./blazeface-decoding.ts";
+import { CANVASES, COARSE_CANVASES, coarsePlacement, finePlacement, placedSize, type Placement } from "./blazeface-canvases.ts";
+import { BLAZEFACE_GRIDS, decodeGrid, suppressOverlaps } from "./blazeface-decoding.ts";
 
 /**
  * MediaPipe BlazeFace (back-camera variant) on onnxruntime-node, run at two scales of the photo
@@ -91,7 +91,7 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
   const sessions = new Map(
     await Promise.all(
       CANVASES.map(async ([width, height]) => {
-        const head = width === COARSE_SIDE && height === COARSE_SIDE ? BOTH_GRIDS : FINE_GRID;
+        const head = COARSE_CANVASES.some(([w, h]) => w === width && h === height) ? BOTH_GRIDS : FINE_GRID;
         const input = { name: "input", type: "uint8", dims: [1, height, width, 3], layout: "nhwc", rescale: { scale: 1 / 127.5, offset: -1 } } as const;
         const onnx = tfjsGraphToOnnx({ ...model, nodes: reaching(model.nodes, head.outputs) }, input, head.outputs);
         return [`${width}x${height}`, { session: await createSession(onnx, threads, { arena: true }), grids: head.grids }] as const;
