@@ -57,12 +57,6 @@ const toCanvas = (pixels: Uint8Array, { width, height }: Size, [canvasWidth, can
 };
 
 /**
- * Each canvas's session (blazeface-canvases.ts) keeps its buffers between runs (an arena; ~60 MiB
- * for all of them once used): freed and mapped afresh each run, a fine run's activations were
- * faulted in again every time, +12 % CPU per detection, twice as much under `MALLOC_ARENA_MAX=2`
- * as the service runs (bench/face-detection-cost.ts, 2026-11-27).
- */
-/**
  * The outputs a canvas's session computes, and their grids. The fine run is there for the faces
  * too small for the coarse one, which the 16-pixel grid finds (its anchors are ~40 and ~56 pixels;
  * the 32-pixel grid's, 80-190): its sessions stop at that grid's head, a fifth less CPU per run.
@@ -84,6 +78,12 @@ const reaching = (nodes: ReadonlyArray<TfjsNode>, outputs: ReadonlyArray<string>
   return nodes.filter((node) => needed.has(node.name));
 };
 
+/**
+ * Each canvas's session (blazeface-canvases.ts) keeps its buffers between runs (an arena; ~90 MiB
+ * for all ten once each has run, two or three for most photos): freed and allocated afresh each
+ * run, a fine run's activations were faulted in again, up to twice the run's CPU depending on the
+ * allocator's state; detection 12 % less CPU on the face set (bench/face-detection-cost.ts, 2026-11-27).
+ */
 export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> => {
   const [json, bin] = await Promise.all([readPackagedModelFile(BLAZEFACE_JSON), readPackagedModelFile(BLAZEFACE_BIN)]);
   const graph = readTfjsGraphModel(new TextDecoder().decode(json), [bin]);
