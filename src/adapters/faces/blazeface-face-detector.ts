@@ -4,6 +4,7 @@ import { type Face, transformFace } from "../../domain/crop-window.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { FaceDetector, type FacePixels } from "../../ports/face-detector.ts";
 import { startModelThread } from "../threads/model-thread.ts";
+import { detectionSize } from "./blazeface-canvases.ts";
 import { FINE_SIDE } from "./blazeface-decoding.ts";
 import type { FaceThreadSetup } from "./face-thread.ts";
 
@@ -45,11 +46,10 @@ export const BlazeFaceDetectorLive = (options: { readonly threads?: number; read
           Effect.tryPromise({
             try: async () => {
               const thread = await threadOnce();
-              // Shrunk here, by libvips off the event loop, so that the thread is sent no more than it reads.
-              const factor = Math.min(1, FINE_SIDE / Math.min(image.width, image.height));
-              if (factor === 1) return thread.run(image);
-              const width = Math.max(1, Math.round(image.width * factor));
-              const height = Math.max(1, Math.round(image.height * factor));
+              // Shrunk here, by libvips off the event loop, to what the fine run reads: the thread is sent no more than
+              // it needs, and resamples nothing but the coarse run's small copy.
+              const { width, height } = detectionSize(image);
+              if (width === image.width && height === image.height) return thread.run(image);
               const data = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
                 .removeAlpha()
                 .toColourspace("srgb")

@@ -6,7 +6,8 @@ import { BLAZEFACE_BIN, BLAZEFACE_JSON, readPackagedModelFile } from "../models/
 import { createSession } from "../onnx/onnx-session.ts";
 import { readTfjsGraphModel, type TfjsConstant, type TfjsNode } from "../onnx/tfjs-graph-model.ts";
 import { tfjsGraphToOnnx } from "../onnx/tfjs-graph-to-onnx.ts";
-import { BLAZEFACE_GRIDS, COARSE_SIDE, decodeGrid, FINE_SIDE, suppressOverlaps } from "./blazeface-decoding.ts";
+import { CANVASES, COARSE_CANVASES, coarsePlacement, finePlacement, placedSize, type Placement } from "./blazeface-canvases.ts";
+import { BLAZEFACE_GRIDS, decodeGrid, suppressOverlaps } from "./blazeface-decoding.ts";
 
 /**
  * MediaPipe BlazeFace (back-camera variant) on onnxruntime-node, run at two scales of the photo
@@ -56,32 +57,6 @@ const toCanvas = (pixels: Uint8Array, { width, height }: Size, [canvasWidth, can
 };
 
 /**
- * onnxruntime plans a graph of fixed input size once (a third less CPU per run than a free size),
- * so each scale pads the photo onto one of a few canvases, each with its session: the shorter side
- * at FINE_SIDE and the longer side at the next of FINE_LONG_SIDES (a panorama beyond the last is
- * scaled to fit it), or a COARSE_SIDE square.
- */
-const FINE_LONG_SIDES = [FINE_SIDE, 1.5 * FINE_SIDE, 2 * FINE_SIDE] as const;
-const CANVASES: ReadonlyArray<readonly [number, number]> = [
-  [COARSE_SIDE, COARSE_SIDE],
-  ...FINE_LONG_SIDES.flatMap((long) => [[long, FINE_SIDE] as const, [FINE_SIDE, long] as const]),
-];
-
-/** The scale and the canvas (width, height) of one run over an image. */
-interface Placement {
-  readonly scale: number;
-  readonly canvas: readonly [number, number];
-}
-
-const finePlacement = ({ width, height }: Size): Placement => {
-  const [short, long] = [Math.min(width, height), Math.max(width, height)];
-  const wanted = Math.min(1, FINE_SIDE / short);
-  const side = FINE_LONG_SIDES.find((candidate) => long * wanted <= candidate) ?? 2 * FINE_SIDE;
-  const scale = Math.min(wanted, side / long);
-  return { scale, canvas: width >= height ? [side, FINE_SIDE] : [FINE_SIDE, side] };
-};
-
-/**
  * The outputs a canvas's session computes, and their grids. The fine run is there for the faces
  * too small for the coarse one, which the 16-pixel grid finds (its anchors are ~40 and ~56 pixels;
  * the 32-pixel grid's, 80-190): its sessions stop at that grid's head, a fifth less CPU per run.
@@ -103,8 +78,12 @@ const reaching = (nodes: ReadonlyArray<TfjsNode>, outputs: ReadonlyArray<string>
   return nodes.filter((node) => needed.has(node.name));
 };
 
-const coarsePlacement = ({ width, height }: Size): Placement => ({ scale: COARSE_SIDE / Math.max(width, height), canvas: [COARSE_SIDE, COARSE_SIDE] });
-
+/**
+ * Each canvas's session (blazeface-canvases.ts) keeps its buffers between runs (an arena; ~90 MiB
+ * for all ten once each has run, two or three for most photos): freed and allocated afresh each
+ * run, a fine run's activations were faulted in again, up to twice the run's CPU depending on the
+ * allocator's state; detection 12 % less CPU on the face set (bench/face-detection-cost.ts, 2026-11-27).
+ */
 export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> => {
   const [json, bin] = await Promise.all([readPackagedModelFile(BLAZEFACE_JSON), readPackagedModelFile(BLAZEFACE_BIN)]);
   const graph = readTfjsGraphModel(new TextDecoder().decode(json), [bin]);
@@ -112,20 +91,20 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
   const sessions = new Map(
     await Promise.all(
       CANVASES.map(async ([width, height]) => {
-        const head = width === COARSE_SIDE && height === COARSE_SIDE ? BOTH_GRIDS : FINE_GRID;
+        const head = COARSE_CANVASES.some(([w, h]) => w === width && h === height) ? BOTH_GRIDS : FINE_GRID;
         const input = { name: "input", type: "uint8", dims: [1, height, width, 3], layout: "nhwc", rescale: { scale: 1 / 127.5, offset: -1 } } as const;
         const onnx = tfjsGraphToOnnx({ ...model, nodes: reaching(model.nodes, head.outputs) }, input, head.outputs);
-        return [`${width}x${height}`, { session: await createSession(onnx, threads), grids: head.grids }] as const;
+        return [`${width}x${height}`, { session: await createSession(onnx, threads, { arena: true }), grids: head.grids }] as const;
       }),
     ),
   );
 
   /** One run with the image scaled and padded onto its canvas; faces in the image's pixels. */
-  const run = async (image: FacePixels, { scale, canvas: [canvasWidth, canvasHeight] }: Placement): Promise<ReadonlyArray<Face>> => {
+  const run = async (image: FacePixels, placement: Placement): Promise<ReadonlyArray<Face>> => {
+    const [canvasWidth, canvasHeight] = placement.canvas;
     const { session, grids } = sessions.get(`${canvasWidth}x${canvasHeight}`) ?? {};
     if (session === undefined || grids === undefined) throw new Error(`no face detection session for ${canvasWidth}x${canvasHeight}`);
-    const width = Math.min(canvasWidth, Math.max(1, Math.round(image.width * scale)));
-    const height = Math.min(canvasHeight, Math.max(1, Math.round(image.height * scale)));
+    const { width, height } = placedSize(image, placement);
     const pixels =
       width === image.width && height === image.height && image.channels === 3
         ? image.data

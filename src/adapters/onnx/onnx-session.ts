@@ -2,18 +2,19 @@ import ort from "onnxruntime-node";
 
 /**
  * Sessions for the CPU provider, sized for this service's machines: one request at a time per
- * engine, so one inference may use every core. Image sizes vary per request, so the arena and
- * memory-pattern caches (which keep the largest shapes seen) are off: memory follows the
- * request in hand instead of ratcheting up. Even for the face detector's fixed-size canvases they
- * do not pay: on, ~3 % less CPU per run for ~250 MiB more held by its seven sessions.
+ * engine, so one inference may use every core. Image sizes vary per request, so by default the
+ * arena and memory-pattern caches (which keep the largest shapes seen) are off: memory follows
+ * the request in hand instead of ratcheting up. `arena` keeps a session's buffers between runs,
+ * for a model whose input size is fixed: without it, each run's multi-megabyte activations are
+ * mapped afresh and their pages faulted in again (blazeface-model.ts).
  */
-export const createSession = (model: Uint8Array, threads: number): Promise<ort.InferenceSession> =>
+export const createSession = (model: Uint8Array, threads: number, { arena = false }: { readonly arena?: boolean } = {}): Promise<ort.InferenceSession> =>
   ort.InferenceSession.create(model, {
     executionProviders: ["cpu"],
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: "all",
-    enableCpuMemArena: false,
+    enableCpuMemArena: arena,
     enableMemPattern: false,
   });
 
