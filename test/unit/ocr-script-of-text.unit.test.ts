@@ -45,6 +45,10 @@ describe("the script of a label from its readings", () => {
     expect(scriptScore({ script: "Devanagari", text: "राज", confidence: 95 })).toBe(95);
     expect(scriptScore({ script: "Latin", text: "", confidence: 90 })).toBe(0);
     expect(scriptScore({ script: "Cyrillic", text: "Нав UIT", confidence: 45 })).toBeCloseTo((45 * 3) / 6);
+    // Digits are no script's evidence: a table's figures, or the digits a model makes up for another script's letters.
+    expect(scriptScore({ script: "Latin", text: "Date Balance 10/03/2006 1,234.56", confidence: 74 })).toBe(74);
+    expect(scriptScore({ script: "Devanagari", text: "राज ०१", confidence: 80 })).toBe(80);
+    expect(scriptScore({ script: "Bengali", text: "810 078 06110 10611) ০৮৪ ০৪০", confidence: 47 })).toBe(0);
   });
 
   it("picks the best-scoring reading, none when nothing was read", () => {
@@ -97,5 +101,7 @@ describe("the script of a label from its readings", () => {
     expect(mayBeAccentedLatin("Hello Google — “ok”", 96)).toBe(false);
     expect(mayBeAccentedLatin("PrepiSe verzi souboru", 76)).toBe(true);
     expect(mayBeAccentedLatin("", 0)).toBe(false);
+    // A table's worth of words is not a label, however unsure English is of its small type.
+    expect(mayBeAccentedLatin("Date Num Description Deposit Withdrawal Balance ".repeat(3), 70)).toBe(false);
   });
 });

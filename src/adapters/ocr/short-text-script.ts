@@ -57,11 +57,17 @@ export interface ScriptReading {
   readonly confidence: number;
 }
 
-/** How much a reading looks like its script: its confidence times the share of its letters and digits written in that script. */
+/**
+ * How much a reading looks like its script: its confidence times the share of its letters written
+ * in that script. Digits do not count either way: ASCII digits are every script's (counted, they
+ * sank the English reading of a bank statement's table to 34 and sent it through four more
+ * scripts' readings), and a model reading another script's text makes up its own digits (Bengali
+ * read a Vietnamese line as ০৮৪ ০৪০).
+ */
 export const scriptScore = (reading: ScriptReading): number => {
-  const characters = reading.text.match(/[\p{L}\p{M}\p{N}]/gu)?.length ?? 0;
-  if (characters === 0) return 0;
-  return reading.confidence * Math.min(1, countInScript(reading.text, reading.script) / characters);
+  const letters = reading.text.match(/[\p{L}\p{M}]/gu)?.length ?? 0;
+  if (letters === 0) return 0;
+  return reading.confidence * Math.min(1, countInScript(reading.text.replace(/\p{N}/gu, ""), reading.script) / letters);
 };
 
 /** A reading in the script OSD named that scores this much settles it; below, the joined scripts are read too. */
@@ -130,6 +136,15 @@ export const scriptOfLabel = async (
  */
 export const accentedLatinLanguages: ReadonlyArray<OcrLanguage> = ["vie", "fra", "deu", "spa", "por", "pol", "tur", "ces"];
 const sureEnglish = 90;
+/**
+ * More words than a label holds: an image OSD names no script for can be a screenshot of a table
+ * in small type (GnuCash's bank statement, 510×244, some 60 words), which English reads less
+ * surely than 90 for its type, not its accents; read again in eight languages, it took 20-36 s
+ * and came out named French.
+ */
+const labelWords = 12;
 
-export const mayBeAccentedLatin = (text: string, confidence: number): boolean =>
-  text.trim() !== "" && (confidence < sureEnglish || /[^\p{ASCII}](?<=\p{L})/u.test(text));
+export const mayBeAccentedLatin = (text: string, confidence: number): boolean => {
+  const words = text.match(/\S+/g)?.length ?? 0;
+  return words > 0 && words <= labelWords && (confidence < sureEnglish || /[^\p{ASCII}](?<=\p{L})/u.test(text));
+};
