@@ -42,12 +42,6 @@ const believableDpi = { minimum: 100, maximum: 1200 };
 const assumedDpi = 300;
 
 /** The resolution the image was scanned at, for sizing it in print: what it states when believable, else 300 dpi. */
-export const printResolution = (bytes: Uint8Array): Promise<number> =>
-  guard(async () => {
-    const { density } = await sharp(bytes).metadata();
-    return density !== undefined && density >= believableDpi.minimum && density <= believableDpi.maximum ? density : assumedDpi;
-  });
-
 /** Below this Tesseract takes a stated resolution for none and estimates one from the text. */
 const tesseractMinimumDpi = 70;
 
@@ -57,6 +51,11 @@ export const statedResolution = (bytes: Uint8Array): Promise<number | undefined>
     const { density } = await sharp(bytes).metadata();
     return density !== undefined && density >= tesseractMinimumDpi ? density : undefined;
   });
+
+export const printResolution = async (bytes: Uint8Array): Promise<number> => {
+  const density = await statedResolution(bytes);
+  return density !== undefined && density >= believableDpi.minimum && density <= believableDpi.maximum ? density : assumedDpi;
+};
 
 const fromRaw = (image: DecodedImage) => sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } });
 

@@ -47,6 +47,20 @@ export const writtenAsLanguage = (language: OcrLanguage, text: string): boolean 
   return own + sibling === 0 || own / (own + sibling) >= ownShare;
 };
 
+/** One language's reading of text in its script: what `preferredOfScript` compares. */
+export interface ScriptLanguageReading {
+  readonly language: OcrLanguage;
+  readonly text: string;
+  readonly confidence: number;
+}
+
+/** Of two readings in languages of one script, one written as its language writes beats one that is not; else the more confident, the first on a tie. */
+export const preferredOfScript = <R extends ScriptLanguageReading>(a: R, b: R): R => {
+  const [aFits, bFits] = [writtenAsLanguage(a.language, a.text), writtenAsLanguage(b.language, b.text)];
+  if (aFits !== bFits) return aFits ? a : b;
+  return b.confidence > a.confidence ? b : a;
+};
+
 /** Tesseract OSD names a script per page; kana mean Japanese, Fraktur is Latin, vertical Han is Han. */
 export const scriptOfOsdName = (name: string | null): OcrScript | undefined => {
   switch (name) {

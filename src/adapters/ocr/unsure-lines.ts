@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import type { OcrLanguage, OcrLine, OcrScript } from "../../ports/ocr-engine.ts";
-import { writtenAsLanguage } from "./ocr-scripts.ts";
+import { preferredOfScript, type ScriptLanguageReading } from "./ocr-scripts.ts";
 
 /**
  * A second script on a page OSD names Latin: an Arabic page with Latin paths and untranslated
@@ -62,11 +62,10 @@ export const secondLanguage = async (png: Buffer, lines: ReadonlyArray<OcrLine>,
   const stack = await stackedLines(png, lines);
   const script = await readers.scriptOf(stack);
   if (script === undefined || script === "Latin") return undefined;
-  let best: { language: OcrLanguage; fits: boolean; confidence: number } | undefined;
+  let best: ScriptLanguageReading | undefined;
   for (const language of readers.candidates(script)) {
-    const { text, confidence } = await readers.read(language, stack);
-    const fits = writtenAsLanguage(language, text);
-    if (best === undefined || (fits && !best.fits) || (fits === best.fits && confidence > best.confidence)) best = { language, fits, confidence };
+    const reading = { language, ...(await readers.read(language, stack)) };
+    best = best === undefined ? reading : preferredOfScript(best, reading);
   }
   return best?.language;
 };

@@ -16,7 +16,7 @@ import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { decodeUpright, measureTextLines, type PreparedImage, prepareImage, printResolution, statedResolution } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
-import { autoCandidates, scriptOfOsdName, writtenAsLanguage } from "../ocr-scripts.ts";
+import { autoCandidates, preferredOfScript, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
 import { accentedLatinLanguages, mayBeAccentedLatin, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
@@ -147,9 +147,8 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       return { languages: model, image, page, empty: page.text.trim() === "" };
     };
     const better = (a: Reading, b: Reading) => (b.page.confidence > a.page.confidence ? b : a);
-    /** Of two readings in languages of one script, one written as its language writes beats one that is not; else the more confident. */
-    const fits = (reading: Reading) => writtenAsLanguage(reading.languages[0] ?? "eng", reading.page.text);
-    const betterOfScript = (a: Reading, b: Reading) => (fits(a) === fits(b) ? better(a, b) : fits(a) ? a : b);
+    const asScriptReading = (reading: Reading) => ({ ...reading.page, language: reading.languages[0] ?? "eng", reading });
+    const betterOfScript = (a: Reading, b: Reading) => preferredOfScript(asScriptReading(a), asScriptReading(b)).reading;
 
     /** OSD's view of the page: a quarter turn (0 unless asked to fix orientation), whether OSD is sure of it, the script. */
     const orientationAndScript = async (image: PreparedImage) => {
