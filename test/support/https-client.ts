@@ -42,10 +42,12 @@ type Validator = ReturnType<typeof makeOpenApiValidator>;
 export class HttpsClient {
   readonly agent: https.Agent;
   readonly baseUrl: string;
+  readonly #ca: Buffer;
   #contract: Promise<Validator> | undefined;
 
   constructor(baseUrl: string, ca: Buffer) {
     this.baseUrl = baseUrl;
+    this.#ca = ca;
     this.agent = new https.Agent({ ca, keepAlive: true, maxSockets: 256 });
   }
 
@@ -96,7 +98,9 @@ export class HttpsClient {
     }
     const attempt = (retried: boolean): Promise<Reply> =>
       new Promise((resolve, reject) => {
-        const req = https.request(new URL(path, this.baseUrl), { method, headers, agent: this.agent }, (res) => collect(res).then(resolve, reject));
+        // The retry goes out on a connection of its own: the pool may hold more sockets the server closed at the same moment.
+        const agent = retried ? new https.Agent({ ca: this.#ca }) : this.agent;
+        const req = https.request(new URL(path, this.baseUrl), { method, headers, agent }, (res) => collect(res).then(resolve, reject));
         req.on("error", (error: NodeJS.ErrnoException) => {
           // A kept-alive socket the server closed (its keep-alive timeout) as this request went out on
           // it: the server never read the request, so it is sent once more on a new socket (Node's
