@@ -30,4 +30,15 @@ describe("image payloads", () => {
     const exactly = await decode(Buffer.alloc(1024).toString("base64"));
     expect(exactly._tag).toBe("Success");
   });
+  it("decodes a multi-megabyte payload, and MIME base64 again without its line breaks, each in a turn of the event loop of its own", async () => {
+    const large = Buffer.alloc(2 * 1024 * 1024, 7);
+    for (const payload of [large.toString("base64"), large.toString("base64").replace(/.{76}/g, "$&\r\n")]) {
+      const order: Array<string> = [];
+      // Queued before the decode starts: it runs first only if the decode leaves the turn it began in.
+      setImmediate(() => order.push("other work"));
+      const result = await Effect.runPromise(Effect.result(decodeImagePayload("image", payload, 4 * 1024 * 1024))).finally(() => order.push("decoded"));
+      expect(result._tag === "Success" && Buffer.from(result.success).equals(large)).toBe(true);
+      expect(order).toEqual(["other work", "decoded"]);
+    }
+  });
 });

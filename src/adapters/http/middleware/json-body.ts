@@ -20,6 +20,9 @@ export const sha256 = (...parts: ReadonlyArray<string | Buffer>): string => {
   return hash.digest("hex");
 };
 
+/** Bodies from this size (images, in practice) are parsed in a turn of the event loop of their own. */
+const OWN_TURN_BYTES = 1024 * 1024;
+
 const malformed = (message: string) => errorResponseOf(new InvalidRequest({ message, details: [] }));
 
 /**
@@ -43,6 +46,8 @@ export const readJsonObject = async (ctx: Context, maxBodyBytes: number, fingerp
     sendError(ctx, raw);
     return undefined;
   }
+  // A large body was just joined from its chunks: it is parsed in the next turn of the event loop, not this one.
+  if (raw.length >= OWN_TURN_BYTES) await new Promise((resolve) => setImmediate(resolve));
   let value: unknown;
   try {
     value = parseJsonBody(raw);
