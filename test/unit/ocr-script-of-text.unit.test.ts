@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { writtenAsLanguage } from "../../src/adapters/ocr/ocr-scripts.ts";
-import { bestScript, mayBeAccentedLatin, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
+import { preferredOfScript, writtenAsLanguage } from "../../src/adapters/ocr/ocr-scripts.ts";
+import { bestScript, mayBeAccentedLatin, readInLanguagesOf, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
 import { languageOfText, languagesUsed, withLanguages } from "../../src/adapters/ocr/text-languages.ts";
 import { holdsOneLine } from "../../src/adapters/ocr/text-line-analysis.ts";
-import type { OcrScript } from "../../src/ports/ocr-engine.ts";
+import type { OcrLanguage, OcrScript } from "../../src/ports/ocr-engine.ts";
 
 /** The string work behind issue 30's `auto`: which language each line is in, and which script a label's readings look like. */
 describe("languages of a text read with several models", () => {
@@ -37,6 +37,24 @@ describe("languages of one script told apart by their letters", () => {
     expect(writtenAsLanguage("asm", "অসমীয়া ভাষাৰ ৰাজ্যিক")).toBe(true);
     expect(writtenAsLanguage("asm", "সমান")).toBe(true);
     expect(writtenAsLanguage("ben", "বর্গক্ষেত্রের ক্ষেত্রফলের")).toBe(true);
+  });
+
+  it("prefers a reading that shows its own language's letters to a surer one that shows none", () => {
+    // refcard-sr-1.png, a Serbian line: Bulgarian makes its ј a ")" and its ћ a "й", and is surer.
+    const serbian = { language: "srp" as OcrLanguage, text: "Прочитај помоћ на мрежи", confidence: 74 };
+    const bulgarian = { language: "bul" as OcrLanguage, text: "Прочита) помой на мрежи", confidence: 86 };
+    expect(preferredOfScript(bulgarian, serbian)).toBe(serbian);
+    // A Bulgarian word Serbian garbled, with made-up Serbian letters, read at 25: not evidence.
+    const garbled = { language: "srp" as OcrLanguage, text: "незадњђлжителнихнч", confidence: 25 };
+    const word = { language: "bul" as OcrLanguage, text: "незадължителния", confidence: 92 };
+    expect(preferredOfScript(garbled, word)).toBe(word);
+    // Where no reading shows its own letters, the surer one; the first on a tie.
+    const [a, b] = [
+      { language: "bul" as OcrLanguage, text: "Подеси избор", confidence: 95 },
+      { language: "srp" as OcrLanguage, text: "Подеси избор", confidence: 95 },
+    ];
+    expect(preferredOfScript(a, b)).toBe(a);
+    expect(preferredOfScript({ ...a, confidence: 90 }, b)).toBe(b);
   });
 });
 
@@ -103,5 +121,25 @@ describe("the script of a label from its readings", () => {
     expect(mayBeAccentedLatin("", 0)).toBe(false);
     // A table's worth of words is not a label, however unsure English is of its small type.
     expect(mayBeAccentedLatin("Date Num Description Deposit Withdrawal Balance ".repeat(3), 70)).toBe(false);
+  });
+});
+
+describe("a label read in a script", () => {
+  it("reads in the script's languages in turn until one reading is trusted, and keeps the best", async () => {
+    // refcard-sr-more-4.png: Ukrainian, the first Cyrillic language, read it at 51; Serbian at 96.
+    const readings = {
+      ukr: { text: "За|едница і|е увек корисна,", confidence: 51 },
+      bul: { text: "За)едница |е увек корисна,", confidence: 69 },
+      srp: { text: "Заједница је увек корисна,", confidence: 96 },
+      bel: { text: "x", confidence: 1 },
+    };
+    const asked: Array<string> = [];
+    const reading = await readInLanguagesOf("Cyrillic", ["ukr", "bul", "srp", "bel"], async (language) => {
+      asked.push(language);
+      return readings[language as keyof typeof readings];
+    });
+    expect(reading).toEqual({ script: "Cyrillic", text: "Заједница је увек корисна,", confidence: 96 });
+    expect(asked).toEqual(["ukr", "bul", "srp"]);
+    expect(await readInLanguagesOf("Cyrillic", [], async () => readings.srp)).toBeUndefined();
   });
 });

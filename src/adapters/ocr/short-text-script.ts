@@ -87,6 +87,28 @@ export const bestScript = (readings: ReadonlyArray<ScriptReading>): OcrScript | 
   return best === undefined ? undefined : settled(best.reading);
 };
 
+/**
+ * A label read in a script whose usual languages (`candidates`, most likely first) read it one at a
+ * time until one reading is trusted; the best-scoring kept, undefined where none is offered. The
+ * first alone does not do: Ukrainian read Serbian and Bulgarian lines at 0-51 where Serbian or
+ * Bulgarian read them at 92-96, and the untrusted Cyrillic reading lost the label to a garbled
+ * Latin or Gurmukhi one.
+ */
+export const readInLanguagesOf = async (
+  script: OcrScript,
+  candidates: ReadonlyArray<OcrLanguage>,
+  readWith: (language: OcrLanguage) => Promise<{ readonly text: string; readonly confidence: number }>,
+): Promise<ScriptReading | undefined> => {
+  let best: ScriptReading | undefined;
+  for (const language of candidates) {
+    const { text, confidence } = await readWith(language);
+    const reading = { script, text, confidence };
+    if (best === undefined || scriptScore(reading) > scriptScore(best)) best = reading;
+    if (scriptScore(best) >= trustedScriptScore) break;
+  }
+  return best;
+};
+
 /** Scripts OSD takes for one another in a label's copies (a Korean line was named Katakana). */
 const confusedWith: Partial<Record<OcrScript, ReadonlyArray<OcrScript>>> = {
   Japanese: ["Hangul", "Han"],
@@ -96,7 +118,7 @@ const confusedWith: Partial<Record<OcrScript, ReadonlyArray<OcrScript>>> = {
 
 /**
  * The script of a label, from what OSD named in its copies (or nothing) and `readIn`, which reads
- * the label once in a script (undefined where no language of it is offered). What OSD names is
+ * the label in a script (undefined where no language of it is offered). What OSD names is
  * checked by one reading, then the scripts it takes that one for: copies of a joined word can look
  * like another script to it (a Hindi label was named Cyrillic, a Korean one Katakana). Where none
  * of those scores `trustedScriptScore`, the joined scripts are read too (and Han, if none of them

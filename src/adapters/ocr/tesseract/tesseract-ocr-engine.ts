@@ -19,7 +19,7 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, preferredOfScript, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
-import { accentedLatinLanguages, mayBeAccentedLatin, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
+import { accentedLatinLanguages, mayBeAccentedLatin, readInLanguagesOf, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
 import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { holdsOneLine, type TextLines } from "../text-line-analysis.ts";
 import { secondLanguage, unsureLatinConfidence, unsureLines } from "../unsure-lines.ts";
@@ -178,12 +178,9 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       const grid = await repeatedForOsd(image.png);
       if (grid === undefined) return undefined;
       const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(grid));
-      return scriptOfLabel(scriptOfOsdName(data.script), async (script) => {
-        const [language] = autoCandidates(script, languages);
-        if (language === undefined) return undefined;
-        const { page } = await read([language], image);
-        return { script, text: page.text, confidence: page.confidence };
-      });
+      return scriptOfLabel(scriptOfOsdName(data.script), (script) =>
+        readInLanguagesOf(script, autoCandidates(script, languages), async (language) => (await read([language], image)).page),
+      );
     };
 
     /** The language of a second script on a page OSD named Latin unsurely (unsure-lines.ts); its English reading primes the cache. */
