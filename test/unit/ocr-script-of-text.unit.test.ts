@@ -141,5 +141,13 @@ describe("a label read in a script", () => {
     expect(reading).toEqual({ script: "Cyrillic", text: "Заједница је увек корисна,", confidence: 96 });
     expect(asked).toEqual(["ukr", "bul", "srp"]);
     expect(await readInLanguagesOf("Cyrillic", [], async () => readings.srp)).toBeUndefined();
+    // Where the first language reads nothing (noise), the others are not asked.
+    const noise: Array<string> = [];
+    const nothing = await readInLanguagesOf("Cyrillic", ["ukr", "bul", "srp"], async (language) => {
+      noise.push(language);
+      return { text: " \n", confidence: 0 };
+    });
+    expect(nothing).toEqual({ script: "Cyrillic", text: " \n", confidence: 0 });
+    expect(noise).toEqual(["ukr"]);
   });
 });

@@ -104,7 +104,8 @@ export const readInLanguagesOf = async (
     const { text, confidence } = await readWith(language);
     const reading = { script, text, confidence };
     if (best === undefined || scriptScore(reading) > scriptScore(best)) best = reading;
-    if (scriptScore(best) >= trustedScriptScore) break;
+    // Nothing read is no script's text (noise): the other languages find nothing either, and cost a read each.
+    if (scriptScore(best) >= trustedScriptScore || text.trim() === "") break;
   }
   return best;
 };
