@@ -41,7 +41,6 @@ const believableDpi = { minimum: 100, maximum: 1200 };
 /** The scans' usual resolution, and the one PDF pages are drawn at for reading. */
 const assumedDpi = 300;
 
-/** The resolution the image was scanned at, for sizing it in print: what it states when believable, else 300 dpi. */
 /** Below this Tesseract takes a stated resolution for none and estimates one from the text. */
 const tesseractMinimumDpi = 70;
 
@@ -52,6 +51,7 @@ export const statedResolution = (bytes: Uint8Array): Promise<number | undefined>
     return density !== undefined && density >= tesseractMinimumDpi ? density : undefined;
   });
 
+/** The resolution the image was scanned at, for sizing it in print: what it states when believable, else 300 dpi. */
 export const printResolution = async (bytes: Uint8Array): Promise<number> => {
   const density = await statedResolution(bytes);
   return density !== undefined && density >= believableDpi.minimum && density <= believableDpi.maximum ? density : assumedDpi;
