@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plainRequest } from "../support/https-client.ts";
 import { photoJpeg } from "../support/image-fixtures.ts";
-import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+import { metricsPortOf, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * Issue 16: GET /metrics on its own plain-HTTP port (METRICS_PORT), scraped while real HTTPS
@@ -27,11 +27,7 @@ let metricsPort: number;
 beforeAll(async () => {
   // Two image slots and one waiting place: a burst of large images is refused in part (503).
   service = await startService({ env: { METRICS_PORT: "0", ENGINE_CONCURRENCY: "2", ENGINE_QUEUE_LENGTH: "1" } });
-  const listening = service
-    .logs()
-    .split("\n")
-    .find((line) => line.includes('"msg":"listening"'));
-  metricsPort = (JSON.parse(listening!) as { metricsPort: number }).metricsPort;
+  metricsPort = metricsPortOf(service);
 });
 afterAll(async () => service?.stop());
 

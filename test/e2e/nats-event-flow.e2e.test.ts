@@ -13,7 +13,7 @@ import { loadConfig } from "../../src/config.ts";
 import { EventStore, type EventStoreShape } from "../../src/ports/event-store.ts";
 import { photoPng } from "../support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../support/nats.ts";
-import { itsctl, makeDataDir, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+import { itsctl, makeDataDir, metricsPortOf, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * Issue 24, case 3, on the machine's NATS (default max_payload 1 MiB): ordinary traffic must not
@@ -60,15 +60,6 @@ const checkpoints = (dataDir: string): Record<string, number> =>
     ),
   );
 
-const metricsPortOf = (service: ServiceProcess): number =>
-  (
-    JSON.parse(
-      service
-        .logs()
-        .split("\n")
-        .find((line) => line.includes('"msg":"listening"'))!,
-    ) as { metricsPort: number }
-  ).metricsPort;
 const scrape = async (service: ServiceProcess) => (await fetch(`http://127.0.0.1:${metricsPortOf(service)}/metrics`)).text();
 const sample = (text: string, series: string): number => {
   const line = text.split("\n").find((l) => l.startsWith(`${series} `));

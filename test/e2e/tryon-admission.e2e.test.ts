@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 import { plainRequest } from "../support/https-client.ts";
-import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+import { metricsPortOf, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * Issue 24, case 9: /virtual-tryon has one slot. Requests the deadline can serve wait for it
@@ -14,11 +14,7 @@ let body: { personImage: string; clothingImage: string };
 
 beforeAll(async () => {
   service = await startService({ env: { METRICS_PORT: "0" } });
-  const listening = service
-    .logs()
-    .split("\n")
-    .find((line) => line.includes('"msg":"listening"'));
-  metricsPort = (JSON.parse(listening!) as { metricsPort: number }).metricsPort;
+  metricsPort = metricsPortOf(service);
   body = {
     personImage: Buffer.from(await fixtures.astronautPortrait()).toString("base64"),
     clothingImage: `data:image/png;base64,${Buffer.from(await fixtures.tshirt()).toString("base64")}`,

@@ -4,7 +4,7 @@ import { LOGGED_PATH_MAX_CHARACTERS } from "../../src/adapters/http/middleware/a
 import { ECHO_MAX_CHARACTERS } from "../../src/domain/echo.ts";
 import { plainRequest } from "../support/https-client.ts";
 import { photoJpeg } from "../support/image-fixtures.ts";
-import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+import { metricsPortOf, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * Issue 24, case 9: what a client that writes broken HTTP or odd JSON gets. A body Node cannot
@@ -20,11 +20,7 @@ let metricsPort: number;
 beforeAll(async () => {
   service = await startService({ env: { METRICS_PORT: "0", OPERATOR_TOKEN } });
   key = (await provisionAccount(service.env, "enterprise")).keys[0]!.key;
-  const listening = service
-    .logs()
-    .split("\n")
-    .find((line) => line.includes('"msg":"listening"'));
-  metricsPort = (JSON.parse(listening!) as { metricsPort: number }).metricsPort;
+  metricsPort = metricsPortOf(service);
 });
 afterAll(async () => service?.stop());
 

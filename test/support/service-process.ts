@@ -86,6 +86,15 @@ export const itsctl = async (env: Readonly<Record<string, string>>, args: Readon
 };
 
 /** Opens an account and makes `keys` keys for it through the CLI; returns the ids and secrets. */
+/** The port of a service's metrics listener, started with METRICS_PORT (0: any free port), from its "listening" line. */
+export const metricsPortOf = (service: ServiceProcess): number => {
+  const listening = service
+    .logs()
+    .split("\n")
+    .find((line) => line.includes('"msg":"listening"'));
+  return (JSON.parse(listening!) as { metricsPort: number }).metricsPort;
+};
+
 export const provisionAccount = async (env: Readonly<Record<string, string>>, plan: "free" | "pro" | "enterprise", keys = 1) => {
   const opened = await itsctl(env, ["account", "open", "--email", `${plan}-${Date.now()}@example.com`, "--plan", plan, "--json"]);
   if (opened.code !== 0) throw new Error(opened.stderr);
