@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import type { PreparedFrame } from "./ocr-image-geometry.ts";
-import { analyseTextLines, type TextLines } from "./text-line-analysis.ts";
+import type { GreyImage, TextLines } from "./text-line-analysis.ts";
 
 /**
  * Decodes client bytes once into the upright image (EXIF orientation applied, as the port
@@ -59,14 +59,14 @@ export const printResolution = async (bytes: Uint8Array): Promise<number> => {
 
 const fromRaw = (image: DecodedImage) => sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } });
 
-/** Tilt and line height of the upright image, measured on a grey copy at most 800 px wide. */
-export const measureTextLines = async (image: DecodedImage): Promise<TextLines> => {
+/** Tilt and line height of the upright image, measured by `analyse` (in a thread: text-line-thread-client.ts) on a grey copy at most 800 px wide. */
+export const measureTextLines = async (image: DecodedImage, analyse: (grey: GreyImage) => Promise<TextLines>): Promise<TextLines> => {
   const { data, info } = await fromRaw(image)
     .resize({ width: Math.min(800, image.width) })
     .greyscale()
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const lines = analyseTextLines({ width: info.width, height: info.height, channels: 1, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+  const lines = await analyse({ width: info.width, height: info.height, channels: 1, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
   return { ...lines, lineHeight: lines.lineHeight === undefined ? undefined : (lines.lineHeight * image.width) / info.width };
 };
 

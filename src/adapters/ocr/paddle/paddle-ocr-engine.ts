@@ -19,6 +19,7 @@ import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
 import { withLanguages } from "../text-languages.ts";
+import { type TextLineThread, textLineThread } from "../text-line-thread-client.ts";
 import { layoutPage } from "./paddle-layout.ts";
 import type { PaddleThreadSetup, RecognisedLine } from "./paddle-ocr-thread.ts";
 import { PaddleThreadPool } from "./paddle-thread-pool.ts";
@@ -81,7 +82,11 @@ interface Reading {
   readonly confidence: number;
 }
 
-const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueued: number; deadlineMs: number }): OcrEngineShape => {
+const makeEngine = (
+  pool: PaddleThreadPool,
+  lineThread: TextLineThread,
+  options: { workers: number; maxQueued: number; deadlineMs: number },
+): OcrEngineShape => {
   /** Reads the page turned by `rotation`; once more turned 180 degrees if the line classifier finds it upside down. */
   const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal, checkOrientation = true): Promise<Reading> => {
     const page = await prepareRaw(upright, { rotation, scale });
@@ -108,7 +113,7 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
       lineHeight !== undefined && lineHeight < 0.8 * wantedLineHeight
         ? Math.max(1, Number(Math.min(maximumScale, pixelBound, wantedLineHeight / lineHeight).toFixed(2)))
         : 1;
-    const lines = await measureTextLines(upright);
+    const lines = await measureTextLines(upright, lineThread.measure);
     const straighten = Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain ? -lines.skewDegrees : 0;
     let reading = await read(upright, straighten, scaleFor(lines.lineHeight), signal);
     // Lines standing upright mean a page on its side. It is turned a quarter clockwise (its text
@@ -117,7 +122,7 @@ const makeEngine = (pool: PaddleThreadPool, options: { workers: number; maxQueue
     const tall = reading.lines.filter((line) => line.y1 - line.y0 > 1.5 * (line.x1 - line.x0)).length;
     if (reading.lines.length >= 3 && tall >= sidewaysShare * reading.lines.length) {
       const sideways = await prepareRaw(upright, { rotation: 90, scale: 1 });
-      const turnedLines = await measureTextLines({ width: sideways.rawWidth, height: sideways.rawHeight, rgb: sideways.rgb });
+      const turnedLines = await measureTextLines({ width: sideways.rawWidth, height: sideways.rawHeight, rgb: sideways.rgb }, lineThread.measure);
       const turned = await read(upright, 90, scaleFor(turnedLines.lineHeight), signal);
       if (turned.confidence > reading.confidence) reading = turned;
     }
@@ -159,8 +164,7 @@ export const PaddleOcrEngine = {
       try: () => PaddleThreadPool.start({ ...modelFiles(), threads }, workers),
       catch: (cause) => new DependencyUnavailable({ dependency: "paddleocr", cause }),
     });
-    return Layer.effect(OcrEngine)(
-      Effect.acquireRelease(start, (pool) => Effect.promise(() => pool.terminate())).pipe(Effect.map((pool) => makeEngine(pool, resolved))),
-    );
+    const pool = Effect.acquireRelease(start, (started) => Effect.promise(() => started.terminate()));
+    return Layer.effect(OcrEngine)(Effect.zipWith(pool, textLineThread("paddleocr"), (started, lines) => makeEngine(started, lines, resolved)));
   },
 };

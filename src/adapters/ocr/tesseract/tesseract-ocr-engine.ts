@@ -22,6 +22,7 @@ import { queuedRecognizer } from "../queued-recognizer.ts";
 import { accentedLatinLanguages, mayBeAccentedLatin, readInLanguagesOf, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
 import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { holdsOneLine, type TextLines } from "../text-line-analysis.ts";
+import { type TextLineThread, textLineThread } from "../text-line-thread-client.ts";
 import { secondLanguage, unsureLatinConfidence, unsureLines } from "../unsure-lines.ts";
 import { asOneLine, missingModels, type TesseractModel } from "./tesseract-language-data.ts";
 import { pageBlocks } from "./tesseract-page-blocks.ts";
@@ -93,7 +94,9 @@ interface Reading {
   readonly empty: boolean;
 }
 
-const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "idleBudgetBytes">>): OcrEngineShape => {
+type EngineOptions = Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "idleBudgetBytes">>;
+
+const makeEngine = (pool: TesseractWorkerPool, lines: TextLineThread, options: EngineOptions): OcrEngineShape => {
   const preprocessing = { ...defaultTesseractPreprocessing, ...options.preprocessing };
   const languages = options.languages;
 
@@ -107,7 +110,7 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
       return image;
     };
     let measuring: Promise<TextLines> | undefined;
-    const measured = () => (measuring ??= measureTextLines(upright));
+    const measured = () => (measuring ??= measureTextLines(upright, lines.measure));
     /** Straightening angle and enlargement for the upright page, measured before any read. */
     const layout = async (): Promise<{ rotation: number; scale: number }> => {
       if (!preprocessing.deskew && !preprocessing.upscaleSmallText) return { rotation: 0, scale: 1 };
@@ -128,7 +131,7 @@ const makeEngine = (pool: TesseractWorkerPool, options: Required<Omit<TesseractO
     const pdf = request.outputFormat === "pdf";
     const output = { text: true, blocks: request.outputFormat !== "text" && !pdf, pdf };
     const dpi = pdf ? await printResolution(request.image.bytes) : await statedResolution(request.image.bytes);
-    // Each model reads each prepared image once: a label's script check is the reading its script's first language gives.
+    // Each model reads each prepared image once: a label's script check gives the readings its script's languages reuse.
     const readings = new Map<PreparedImage, Map<string, Promise<Reading>>>();
     const read = (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
       const byModel = readings.get(image) ?? new Map<string, Promise<Reading>>();
@@ -289,8 +292,7 @@ export const TesseractOcrEngine = {
       },
       catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
     });
-    return Layer.effect(OcrEngine)(
-      Effect.acquireRelease(start, (pool) => Effect.promise(() => pool.terminate())).pipe(Effect.map((pool) => makeEngine(pool, resolved))),
-    );
+    const pool = Effect.acquireRelease(start, (started) => Effect.promise(() => started.terminate()));
+    return Layer.effect(OcrEngine)(Effect.zipWith(pool, textLineThread("tesseract"), (started, lines) => makeEngine(started, lines, resolved)));
   },
 };
