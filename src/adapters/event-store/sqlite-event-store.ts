@@ -7,6 +7,7 @@ import { DependencyUnavailable } from "../../ports/errors.ts";
 import { type AppendResult, ConcurrencyConflict, EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../ports/event-store.ts";
 import { checkExpectedRevision } from "./expected-revision.ts";
 import { defaultPollInterval, followByPolling } from "./follow-by-polling.ts";
+import { sqliteStreamHeads } from "./sqlite-stream-heads.ts";
 import { readFailure, storedEvent } from "./stored-event-row.ts";
 
 export interface SqliteEventStoreOptions {
@@ -100,6 +101,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
   const selectStream = db.prepare(`SELECT ${columns} FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision`);
   const selectAll = db.prepare(`SELECT ${columns} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`);
   const selectHead = db.prepare("SELECT coalesce(max(global_position), 0) AS head FROM events");
+  const heads = sqliteStreamHeads(db);
 
   const headOf = (streamName: string) => {
     const row = streamHead.get(streamName) as { stream_revision: number; global_position: number } | undefined;
@@ -124,6 +126,7 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
             const conflict = checkExpectedRevision(streamName, expectedRevision, head.revision);
             if (conflict) {
               db.exec("ROLLBACK");
+              heads.forget(streamName);
               return conflict;
             }
             const recordedAt = new Date().toISOString();
@@ -143,9 +146,11 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
               position = Number(result.lastInsertRowid);
             }
             db.exec("COMMIT");
+            heads.appended(streamName, revision);
             return { nextExpectedRevision: revision, lastGlobalPosition: position };
           } catch (error) {
             if (db.isTransaction) db.exec("ROLLBACK");
+            heads.forget(streamName);
             // The UNIQUE (stream, revision) constraint is the last line of defence should the check above ever be bypassed.
             if (isUniqueViolation(error)) {
               return new ConcurrencyConflict({ streamName, expected: expectedRevision, actual: headOf(streamName).revision });
@@ -157,7 +162,13 @@ export const makeSqliteEventStore = (db: DatabaseSync, options: Pick<SqliteEvent
       }).pipe(Effect.flatMap((outcome) => (outcome instanceof ConcurrencyConflict ? Effect.fail(outcome) : Effect.succeed(outcome)))),
     readStream: (streamName, readOptions) =>
       Effect.try({
-        try: () => selectStream.all(streamName, readOptions?.fromRevision ?? 0).map(toRecorded),
+        try: () => {
+          const from = readOptions?.fromRevision ?? 0;
+          if (heads.nothingFrom(streamName, from)) return [];
+          const events = selectStream.all(streamName, from).map(toRecorded);
+          heads.read(streamName, from, events.at(-1)?.streamRevision);
+          return events;
+        },
         catch: readFailed,
       }),
     readAll,
