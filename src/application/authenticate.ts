@@ -1,47 +1,56 @@
-import { Effect, Option } from "effect";
+import { Context, Effect, Option } from "effect";
 import { parseApiKey } from "../domain/api-key.ts";
+import type { DependencyUnavailable } from "../ports/errors.ts";
+import type { UndecodableEvent } from "../ports/event-store.ts";
+import { RateLimiter } from "../ports/rate-limiter.ts";
 import { SecretHasher } from "../ports/secret-hasher.ts";
 import { RateLimited, Unauthorized } from "./errors.ts";
 import { KeyDirectory, type KeyOwner } from "./key-directory.ts";
-import { type RateCheck, recordFailedAuth, refuseThrottledAddress, takeKeyToken } from "./rate-limit.ts";
+import { FAILED_AUTH_POLICY, failedAuthBucket, keyBucket, type RateCheck, refuseThrottledAddress } from "./rate-limit.ts";
+import { ratePolicyOf, ServiceSettings } from "./settings.ts";
 
 /** Who is calling: the account and the key it used. */
 export type Principal = KeyOwner;
 
 const refused = new Unauthorized({ message: "The API key is missing, invalid or deleted." });
 
-/**
- * From an `Authorization` header value to the key's owner, or Unauthorized. `beforeStoreRead`
- * runs before an unknown key id would cost an event-store read (see KeyDirectory).
- */
-export const authenticate = <E = never, R = never>(authorization: string | undefined, beforeStoreRead?: Effect.Effect<void, E, R>) =>
-  Effect.gen(function* () {
-    const presented = /^Bearer (\S+)$/.exec(authorization ?? "")?.[1];
-    const parsed = presented === undefined ? undefined : parseApiKey(presented);
-    if (!parsed) return yield* refused;
-    const directory = yield* KeyDirectory;
-    const hasher = yield* SecretHasher;
-    const owner = yield* directory.findKey(parsed.keyId, beforeStoreRead);
-    if (Option.isNone(owner) || !hasher.verify(parsed.secret, owner.value.key.secretHash)) return yield* refused;
-    return owner.value satisfies Principal;
-  });
+/** The key id and secret an `Authorization` header presents, if it presents one well-formed. */
+const presentedKey = (authorization: string | undefined) => {
+  const presented = /^Bearer (\S+)$/.exec(authorization ?? "")?.[1];
+  return presented === undefined ? undefined : parseApiKey(presented);
+};
+
+/** What admits a request: who called, and the key's bucket after its token was taken. */
+export interface Admitted {
+  readonly principal: Principal;
+  readonly rate: RateCheck;
+}
+
+type AdmissionServices = KeyDirectory | SecretHasher | RateLimiter | ServiceSettings;
+type AdmissionError = Unauthorized | RateLimited | DependencyUnavailable | UndecodableEvent;
+type Admission = Effect.Effect<Admitted, AdmissionError>;
 
 /**
  * The gate of every keyed request, in the order of docs/api-decisions.md: the key (401, or 429 once an
  * address keeps failing), then one token from the key's bucket. The caller reports `rate` in
- * headers whether or not the token was granted.
+ * headers whether or not the token was granted. An address that has used up its failed attempts
+ * is refused before its guess costs a store read. Steps on the fiber's services rather than a
+ * generator: it runs on every keyed request, where each nested step cost a visible share of its CPU.
  */
-export const admitRequest = (authorization: string | undefined, clientAddress: string) =>
-  // An address that has used up its failed attempts is refused before its guess costs a store read.
-  authenticate(authorization, refuseThrottledAddress(clientAddress)).pipe(
-    Effect.catchTag("Unauthorized", (unauthorized) =>
-      recordFailedAuth(clientAddress).pipe(
-        Effect.flatMap((decision): Effect.Effect<never, Unauthorized | RateLimited> =>
-          Effect.fail(decision.allowed ? unauthorized : new RateLimited({ retryAfterSeconds: decision.retryAfterSeconds })),
-        ),
-      ),
-    ),
-    Effect.flatMap((principal) =>
-      takeKeyToken(principal.key.keyId, principal.account.plan).pipe(Effect.map((rate): { principal: Principal; rate: RateCheck } => ({ principal, rate }))),
-    ),
-  );
+export const admitRequest = (authorization: string | undefined, clientAddress: string): Effect.Effect<Admitted, AdmissionError, AdmissionServices> =>
+  Effect.contextWith((services: Context.Context<AdmissionServices>): Admission => {
+    const limiter = Context.get(services, RateLimiter);
+    const refuse = (): Admission =>
+      Effect.flatMap(limiter.take(failedAuthBucket(clientAddress), FAILED_AUTH_POLICY), (decision) =>
+        Effect.fail(decision.allowed ? refused : new RateLimited({ retryAfterSeconds: decision.retryAfterSeconds })),
+      );
+    const parsed = presentedKey(authorization);
+    if (parsed === undefined) return refuse();
+    const throttled = Effect.provideService(refuseThrottledAddress(clientAddress), RateLimiter, limiter);
+    return Effect.flatMap(Context.get(services, KeyDirectory).findKey(parsed.keyId, throttled), (owner): Admission => {
+      if (Option.isNone(owner) || !Context.get(services, SecretHasher).verify(parsed.secret, owner.value.key.secretHash)) return refuse();
+      const principal = owner.value;
+      const policy = ratePolicyOf(Context.get(services, ServiceSettings), principal.account.plan);
+      return Effect.map(limiter.take(keyBucket(principal.key.keyId), policy), (decision) => ({ principal, rate: { policy, decision } }));
+    });
+  });

@@ -6,17 +6,33 @@ import { Clock } from "../ports/clock.ts";
 import { loadState } from "./command-handler.ts";
 import { quotaLedgerStreamType } from "./events/quota-events.ts";
 
+interface PeriodAt {
+  readonly from: number;
+  readonly until: number;
+  readonly id: string;
+  readonly resetsAt: string;
+}
+
+/** The month an instant falls in, as the profile shows it: the same all month, so made once per month, not per request. */
+let lastPeriod: PeriodAt | undefined;
+const periodAt = (now: Date): PeriodAt => {
+  const time = now.getTime();
+  if (lastPeriod !== undefined && time >= lastPeriod.from && time < lastPeriod.until) return lastPeriod;
+  const period = billingPeriodOf(now);
+  lastPeriod = { from: period.startsAt.getTime(), until: period.resetsAt.getTime(), id: period.id, resetsAt: period.resetsAt.toISOString() };
+  return lastPeriod;
+};
+
 /** This month's quota of an account, from its ledger (docs/api-decisions.md: limit/remaining null when unlimited). */
 export const monthlyQuota = (accountId: string, planId: PlanId) =>
-  Effect.gen(function* () {
-    const period = billingPeriodOf((yield* Clock).now());
-    const { state } = yield* loadState(quotaLedgerStreamType, quotaStream(accountId, period.id));
+  Effect.flatMap(Clock, (clock) => {
+    const period = periodAt(clock.now());
     const limit = PLANS[planId].monthlyTransformations;
-    return {
+    return Effect.map(loadState(quotaLedgerStreamType, quotaStream(accountId, period.id)), ({ state }) => ({
       limit,
       used: state.used,
       remaining: limit === null ? null : Math.max(0, limit - state.used),
       period: period.id,
-      resetsAt: period.resetsAt.toISOString(),
-    };
+      resetsAt: period.resetsAt,
+    }));
   });

@@ -4,20 +4,22 @@ import type { Principal } from "./authenticate.ts";
 import { monthlyQuota } from "./monthly-quota.ts";
 import { ratePolicyOf, ServiceSettings } from "./settings.ts";
 
-/** The calling account, its plan, this month's quota and the key in use (docs/api-decisions.md). */
-export const getProfile = (principal: Principal) =>
-  Effect.gen(function* () {
-    const { account, key } = principal;
+/**
+ * The calling account, its plan, this month's quota and the key in use (docs/api-decisions.md).
+ * Steps rather than a generator, as in loadState: this runs on every profile request.
+ */
+export const getProfile = ({ account, key }: Principal) =>
+  Effect.flatMap(ServiceSettings, (settings) => {
     const plan = PLANS[account.plan];
-    const rate = ratePolicyOf(yield* ServiceSettings, account.plan);
-    return {
+    const rate = ratePolicyOf(settings, account.plan);
+    return Effect.map(monthlyQuota(account.accountId, plan.id), (quota) => ({
       id: account.accountId,
       email: account.email,
       name: account.name,
       plan: plan.id,
       features: plan.features,
-      quota: yield* monthlyQuota(account.accountId, plan.id),
+      quota,
       rateLimit: { perMinute: rate.perMinute, burst: rate.burst },
       key: { id: key.keyId, name: key.name, prefix: key.prefix, createdAt: key.createdAt },
-    };
+    }));
   });

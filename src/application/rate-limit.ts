@@ -1,9 +1,8 @@
 import { Effect } from "effect";
-import type { PlanId, RatePolicy } from "../domain/plan.ts";
+import type { RatePolicy } from "../domain/plan.ts";
 import type { BucketDecision } from "../domain/token-bucket.ts";
 import { RateLimiter } from "../ports/rate-limiter.ts";
 import { RateLimited } from "./errors.ts";
-import { ratePolicyOf, ServiceSettings } from "./settings.ts";
 
 /** Failed authentication is throttled per client address so guessing keys stays slow and cheap. */
 export const FAILED_AUTH_POLICY: RatePolicy = { burst: 20, perMinute: 20 };
@@ -13,19 +12,14 @@ export interface RateCheck {
   readonly decision: BucketDecision;
 }
 
-/** Takes one token from the key's bucket; RateLimited (with the decision, for headers) if empty. */
-export const takeKeyToken = (keyId: string, plan: PlanId) =>
-  Effect.gen(function* () {
-    const limiter = yield* RateLimiter;
-    const policy = ratePolicyOf(yield* ServiceSettings, plan);
-    const decision = yield* limiter.take(`key:${keyId}`, policy);
-    return { policy, decision } satisfies RateCheck;
-  });
+/** The bucket of a key's requests, and that of an address's failed authentications. */
+export const keyBucket = (keyId: string) => `key:${keyId}`;
+export const failedAuthBucket = (clientAddress: string) => `auth-failures:${clientAddress}`;
 
 /** Fails with RateLimited, taking nothing, when the client address has used up its failed attempts. */
 export const refuseThrottledAddress = (clientAddress: string) =>
   Effect.gen(function* () {
-    const decision = yield* (yield* RateLimiter).peek(`auth-failures:${clientAddress}`, FAILED_AUTH_POLICY);
+    const decision = yield* (yield* RateLimiter).peek(failedAuthBucket(clientAddress), FAILED_AUTH_POLICY);
     if (!decision.allowed) return yield* new RateLimited({ retryAfterSeconds: decision.retryAfterSeconds });
   });
 
@@ -33,6 +27,6 @@ export const refuseThrottledAddress = (clientAddress: string) =>
 export const recordFailedAuth = (clientAddress: string) =>
   Effect.gen(function* () {
     const limiter = yield* RateLimiter;
-    const decision = yield* limiter.take(`auth-failures:${clientAddress}`, FAILED_AUTH_POLICY);
+    const decision = yield* limiter.take(failedAuthBucket(clientAddress), FAILED_AUTH_POLICY);
     return decision;
   });

@@ -11,7 +11,7 @@ import type { AppServices } from "../app-services.ts";
 import { respondWith, type RunEffect } from "../effect-runner.ts";
 import { type ApiError, errorResponseOf } from "../error-response.ts";
 import { MethodNotAllowed } from "../http-errors.ts";
-import { authenticateKey } from "../middleware/authenticate-key.ts";
+import { admission, authenticateKey } from "../middleware/authenticate-key.ts";
 import { admitByMemory } from "../middleware/engine-admission.ts";
 import { idempotencyKeyOf, idempotent } from "../middleware/idempotency.ts";
 import { readJsonObject } from "../middleware/json-body.ts";
@@ -117,15 +117,26 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
 
   const send = (ctx: Context, reply: unknown) =>
     envelope === undefined ? sendBinary(ctx, reply as BinaryReply) : sendSuccess(ctx, envelope, reply, successStatus);
-  const respond = (ctx: Context, request: Effect.Effect<Record<string, unknown>, ApiError>) =>
+  const respond = (ctx: Context, request: Effect.Effect<Record<string, unknown>, ApiError, AppServices>) =>
     respondWith(ctx, run, Effect.flatMap(request, handler), (reply) => send(ctx, reply));
 
+  const requestOf = (ctx: Context) => ({
+    params: decodeParams?.(ctx.params) ?? {},
+    query: singleValues(ctx.query),
+    querystring: ctx.querystring,
+    accept: ctx.get("accept") || undefined,
+  });
+
   return async (ctx) => {
+    // Without a body, admission and the use case run as one effect: one run per request.
+    if (keyed && payload === undefined) {
+      const admitted = Effect.map(admission(ctx), (principal) => ({ ...requestOf(ctx), principal, payload: {} }));
+      return respond(ctx, admitted);
+    }
     const principal = authenticate && (await authenticate(ctx));
     if (authenticate && principal === undefined) return;
     if (operatorOnly && !(await operatorOnly(ctx))) return;
-    const accept = ctx.get("accept") || undefined;
-    const request = { params: decodeParams?.(ctx.params) ?? {}, query: singleValues(ctx.query), querystring: ctx.querystring, accept, principal };
+    const request = { ...requestOf(ctx), principal };
     if (bodySize === undefined || payload === undefined) return respond(ctx, Effect.succeed({ ...request, payload: {} }));
     // Admission by memory comes first: a request refused for a full budget is never read.
     const release = admitByMemory(ctx, options.admissionBudget, options.maxBodyBytes[bodySize]);
