@@ -1,9 +1,9 @@
 import { Effect } from "effect";
-import { PLANS } from "../domain/plan.ts";
 import { UsageProjection } from "../ports/projections.ts";
+import { accountSummary } from "./account-summary.ts";
 import { getAccount } from "./accounts.ts";
 import { monthlyQuota } from "./monthly-quota.ts";
-import { ratePolicyOf, ServiceSettings } from "./settings.ts";
+import { ServiceSettings } from "./settings.ts";
 
 /**
  * What the account console shows its holder: the account from its stream (so a change made a
@@ -14,20 +14,13 @@ export const RECENT_REQUESTS_SHOWN = 50;
 export const consoleView = (accountId: string) =>
   Effect.gen(function* () {
     const account = yield* getAccount(accountId);
-    const plan = PLANS[account.plan];
-    const quota = yield* monthlyQuota(accountId, plan.id);
-    const rate = ratePolicyOf(yield* ServiceSettings, account.plan);
+    const quota = yield* monthlyQuota(accountId, account.plan);
     const { value: activity } = yield* (yield* UsageProjection).activityOf(accountId, { period: quota.period, recent: RECENT_REQUESTS_SHOWN });
     const lastUsed = new Map(activity.lastUsed.map(({ keyId, at }) => [keyId, at]));
     const keyNames = new Map([...account.keys.values()].map((key) => [key.keyId, key.name]));
     return {
       accountId,
-      email: account.email,
-      name: account.name,
-      plan: plan.id,
-      features: plan.features,
-      quota,
-      rateLimit: { perMinute: rate.perMinute, burst: rate.burst },
+      ...accountSummary(account, yield* ServiceSettings, quota),
       keys: [...account.keys.values()].map(({ keyId, name, prefix, createdAt }) => ({
         id: keyId,
         name,

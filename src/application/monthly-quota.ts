@@ -3,8 +3,11 @@ import { billingPeriodOf } from "../domain/billing-period.ts";
 import { type PlanId, PLANS } from "../domain/plan.ts";
 import { quotaStream } from "../domain/quota-ledger.ts";
 import { Clock } from "../ports/clock.ts";
+import type { DependencyUnavailable } from "../ports/errors.ts";
+import type { EventStore, UndecodableEvent } from "../ports/event-store.ts";
 import { loadState } from "./command-handler.ts";
 import { quotaLedgerStreamType } from "./events/quota-events.ts";
+import type { StreamStateCache } from "./stream-state-cache.ts";
 
 interface PeriodAt {
   readonly from: number;
@@ -23,8 +26,20 @@ const periodAt = (now: Date): PeriodAt => {
   return lastPeriod;
 };
 
-/** This month's quota of an account, from its ledger (docs/api-decisions.md: limit/remaining null when unlimited). */
-export const monthlyQuota = (accountId: string, planId: PlanId) =>
+/** This month's quota of an account (docs/api-decisions.md: limit/remaining null when unlimited). */
+export interface MonthlyQuota {
+  readonly limit: number | null;
+  readonly used: number;
+  readonly remaining: number | null;
+  readonly period: string;
+  readonly resetsAt: string;
+}
+
+/** This month's quota of an account, from its ledger. */
+export const monthlyQuota = (
+  accountId: string,
+  planId: PlanId,
+): Effect.Effect<MonthlyQuota, DependencyUnavailable | UndecodableEvent, Clock | EventStore | StreamStateCache> =>
   Effect.flatMap(Clock, (clock) => {
     const period = periodAt(clock.now());
     const limit = PLANS[planId].monthlyTransformations;
