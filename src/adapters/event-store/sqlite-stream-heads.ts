@@ -9,9 +9,11 @@ import type { DatabaseSync } from "node:sqlite";
  *
  * It holds while no other connection (another process, the CLI, another store in this process)
  * commits, which SQLite's data_version tells; that is asked once per turn of the event loop (the
- * same price as a query), and everything known is forgotten when it moved. A read is therefore
- * as fresh as the start of the current turn, and every request handled in a turn was received
- * before it began: nobody can have seen a commit the read misses before asking.
+ * same price as a query), and everything known is forgotten when it moved. A read is therefore as
+ * fresh as that check, made at most one turn earlier (about a millisecond under load): another
+ * process's commit in that moment is read on the next turn. Nothing is decided on such a state:
+ * an append checks the stream's revision in its own write transaction, and one that loses the
+ * race forgets the stream here before its command is decided again (command-handler.ts).
  */
 export const sqliteStreamHeads = (db: DatabaseSync, capacity = 10_000) => {
   const dataVersion = db.prepare("PRAGMA data_version");
