@@ -1,3 +1,5 @@
+import https from "node:https";
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { photoJpeg } from "../support/image-fixtures.ts";
 import { type InProcessService, startInProcess } from "../support/in-process-service.ts";
@@ -51,6 +53,39 @@ describe("the HTTPS app in process, from the Test layer", () => {
     const refused = await its.client.request("DELETE", "/api/templates", { key: account.key });
     expect(refused.status).toBe(405);
     expect(refused.headers.allow).toContain("GET");
+  });
+
+  it("the document is sent compressed to a client that takes brotli or gzip, and answers 304 to the tag it holds", async () => {
+    const plain = await its.client.send("GET", "/api/openapi.json");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toContain("Accept-Encoding");
+    const etag = plain.headers.etag!;
+    expect(etag).toMatch(/^W\/"[\w-]{32}"$/);
+    // The test client parses JSON bodies, so compressed ones are fetched raw.
+    const raw = (encoding: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        const request = https.get(
+          new URL("/api/openapi.json", its.service.servers.publicBaseUrl),
+          { ca: Buffer.from(its.service.tls.cert), headers: { "Accept-Encoding": encoding, ...headers } },
+          (res) => {
+            const chunks: Array<Buffer> = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          },
+        );
+        request.on("error", reject);
+      });
+    const decoders = { br: zlib.brotliDecompressSync, gzip: zlib.gunzipSync };
+    for (const encoding of ["br", "gzip"] as const) {
+      const reply = await raw(`${encoding}, identity;q=0.5`);
+      expect(reply.headers["content-encoding"]).toBe(encoding);
+      expect(reply.body.length).toBeLessThan(plain.body.length / 5);
+      expect(decoders[encoding](reply.body).equals(plain.body)).toBe(true);
+    }
+    const revalidated = await raw("gzip", { "If-None-Match": etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect((await raw("gzip", { "If-None-Match": 'W/"another"' })).status).toBe(200);
   });
 
   it("audit: GET /api/audit/accounts/:accountId opens with the operator token only", async () => {

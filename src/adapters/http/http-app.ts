@@ -19,6 +19,7 @@ import { requireForwardedHttps } from "./plain-http-refusal.ts";
 import { sendError, sendSuccess } from "./respond.ts";
 import { HealthResponse } from "./response-schemas.ts";
 import { mount, type MountOptions } from "./route/mount.ts";
+import { servedDocument } from "./served-document.ts";
 
 export interface HttpAppOptions extends Omit<MountOptions, "prefix">, ApiHandlerOptions {
   readonly logger: Logger;
@@ -44,13 +45,8 @@ const under = (prefix: string, router: Router): Koa.Middleware => {
 export const createHttpApp = (options: HttpAppOptions): Koa => {
   const app = new Koa();
   const api = mount(ImageTransformationApi, apiHandlers(options), { ...options, prefix: "/api" });
-  // Serialized once: it is the largest body the service sends.
-  const document = JSON.stringify(options.openApiDocument);
-  api.get("/openapi.json", (ctx) => {
-    ctx.set("Cache-Control", "public, max-age=300");
-    ctx.type = "json";
-    ctx.body = document;
-  });
+  // Serialized and compressed once: it is the largest body the service sends.
+  api.get("/openapi.json", servedDocument(JSON.stringify(options.openApiDocument), "application/json; charset=utf-8"));
 
   app.use(unreadUpload());
   for (const middleware of options.instrumentation ?? []) app.use(middleware);
