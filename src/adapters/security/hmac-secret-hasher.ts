@@ -8,7 +8,7 @@ import { SecretHasher } from "../../ports/secret-hasher.ts";
  */
 const PREFIX = "hmac-sha256:";
 
-/** Stored hashes whose secret verified lately, at most this many (the least recently verified go first). */
+/** Stored hashes whose secret verified lately, at most this many (the longest remembered go first). */
 const REMEMBERED_SECRETS = 10_000;
 
 /** Equal texts, in time that depends on their length only (a key's length is public: its format fixes it). */
