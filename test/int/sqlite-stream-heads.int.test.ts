@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { promisify } from "node:util";
 import { Effect } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeSqliteEventStore, openSqliteEventDatabase } from "../../src/adapters/event-store/sqlite-event-store.ts";
@@ -81,6 +83,39 @@ describe("SQLite reads past a stream's head", () => {
     } finally {
       a.close();
       b.close();
+    }
+  });
+
+  it("see another OS process's appends (the CLI's, another instance's) from the next turn", async () => {
+    const path = join(dir, `events-${++files}.sqlite`);
+    const a = connect(path);
+    try {
+      expect(await Effect.runPromise(a.store.readStream("counter"))).toEqual([]);
+      const barrier = join(dir, `ready-${files}`);
+      mkdirSync(barrier);
+      // test/support/sqlite-append-worker.ts appends one event to "counter" per round, in its own process.
+      await promisify(execFile)(
+        process.execPath,
+        [
+          "--disable-warning=ExperimentalWarning",
+          "--import",
+          "tsx",
+          join(import.meta.dirname, "../support/sqlite-append-worker.ts"),
+          path,
+          "B",
+          "2",
+          barrier,
+          "1",
+        ],
+        { cwd: join(import.meta.dirname, "../..") },
+      );
+      await nextTurn();
+      expect((await Effect.runPromise(a.store.readStream("counter"))).map((e) => e.data)).toEqual([
+        { who: "B", i: 0 },
+        { who: "B", i: 1 },
+      ]);
+    } finally {
+      a.close();
     }
   });
 
