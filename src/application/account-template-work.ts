@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { canvasAutoFormatRefusal, type GenerateFormat } from "../domain/auto-format.ts";
-import type { Focus } from "../domain/crop-window.ts";
+import type { Face, Focus } from "../domain/crop-window.ts";
 import { DEFAULT_VARIANT, DESIGN_LIMITS, type DesignLayout, layoutOf, textContentIssues } from "../domain/template-design.ts";
 import { ImageEngine } from "../ports/image-engine.ts";
 import { ImageInspector } from "../ports/image-inspector.ts";
@@ -99,10 +99,19 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
           ? yield* (yield* ImageInspector).inspect(yield* decodeImagePayload("image", call.image, settings.maxImageBytes))
           : undefined;
       const results: Array<{ readonly value: GeneratedResult; readonly output: Readonly<Record<string, string>> }> = [];
+      // The faces the first layout's photo crop found serve the others: the photo is looked at once.
+      let photoFaces: ReadonlyArray<Face> | undefined;
       for (const [variant, layout] of layouts) {
         const images = yield* embeddedImages(layout, call.images ?? {}, variant === DEFAULT_VARIANT ? "" : `variants.${variant}.`);
         const text = Object.fromEntries(layout.layers.flatMap((layer) => (layer.type === "text" ? [[layer.name, call.text?.[layer.name] ?? layer.text]] : [])));
-        const rendered = yield* engine.renderDesign(layout, { ...(photo ? { photo } : {}), images, text, ...(call.focus ? { focus: call.focus } : {}) });
+        const rendered = yield* engine.renderDesign(layout, {
+          ...(photo ? { photo } : {}),
+          images,
+          text,
+          ...(call.focus ? { focus: call.focus } : {}),
+          ...(photoFaces ? { photoFaces } : {}),
+        });
+        photoFaces ??= rendered.framing?.faces;
         const { resultId, expiresAt, output } = yield* storeResult(rendered);
         const value: GeneratedResult = {
           resultId,

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect";
-import type { Focus } from "../domain/crop-window.ts";
+import type { Face, Focus } from "../domain/crop-window.ts";
 import type { Template, TemplateOutput } from "../domain/template-catalog.ts";
 import type { DesignLayout } from "../domain/template-design.ts";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage } from "./errors.ts";
@@ -19,6 +19,11 @@ export interface DesignInputs {
   /** Each text layer's content, by the layer's name: the design's own or the call's. */
   readonly text: Readonly<Record<string, string>>;
   readonly focus?: Focus;
+  /**
+   * The faces already found in the photo (in its pixels), by an earlier layout of the same call:
+   * a photo drawn into several layouts is looked at for faces once, not once per layout.
+   */
+  readonly photoFaces?: ReadonlyArray<Face>;
 }
 
 /**

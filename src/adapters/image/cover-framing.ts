@@ -93,6 +93,7 @@ export const frameCover = <E>(
  * For shapes far from the box's (coverPreCrop), a copy scaled to be more than the box is never
  * made: the window is placed first (faces, found on a copy decoded at the detector's working
  * size, or a point; the centre where attention would search a huge copy), then decoded alone.
+ * Faces already found in this upload (`known`, in its pixels) are used as they are: not looked for again.
  */
 export const coverFromUpload = <E>(
   decoder: () => Sharp,
@@ -101,21 +102,23 @@ export const coverFromUpload = <E>(
   focus: Focus,
   detector: FaceDetectorShape | undefined,
   run: RunPipeline<E>,
+  known?: ReadonlyArray<Face>,
 ): Effect.Effect<{ readonly raster: Raster; readonly framing: Framing }, E | DependencyUnavailable> =>
   Effect.gen(function* () {
-    const looking = detector !== undefined && needsFaces(focus);
+    const looking = detector !== undefined && needsFaces(focus) && known === undefined;
     const detectionScale = looking ? Math.min(1, (detector?.workingSide ?? 0) / Math.min(image.width, image.height)) : 0;
+    const given = needsFaces(focus) ? (known ?? []) : [];
     if (coverPreCrop(step, image) === undefined) {
       const coverScale = Math.max(step.width / image.width, step.height / image.height);
       const { raster } = yield* run(scaledTo(decoder(), image, Math.max(coverScale, detectionScale)));
       const mapping = { scale: raster.width / image.width, left: 0, top: 0 };
-      return yield* frameCover(raster, mapping, step, focus, yield* facesIn(raster, mapping, focus, detector), run);
+      return yield* frameCover(raster, mapping, step, focus, looking ? yield* facesIn(raster, mapping, focus, detector) : given, run);
     }
     const found = looking
       ? yield* Effect.flatMap(run(scaledTo(decoder(), image, detectionScale)), ({ raster }) =>
           facesIn(raster, { scale: raster.width / image.width, left: 0, top: 0 }, focus, detector),
         )
-      : [];
+      : given;
     const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, found);
     const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
     if (window.by === "attention") return yield* Effect.die(new Error("a centre placement is never left to attention"));

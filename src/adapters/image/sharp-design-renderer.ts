@@ -87,6 +87,7 @@ export const makeDesignRenderer = ({ maxPixels, timeoutSeconds, faces }: DesignR
             inputs.focus ?? "auto",
             faces,
             (pipe) => run(toRaster(pipe), undecodable("image", photo)),
+            inputs.photoFaces,
           ),
           ({ raster, framing }) => ({ overlay: rasterOverlay(raster, box.x, box.y), framing }),
         );
