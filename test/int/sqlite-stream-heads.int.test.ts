@@ -49,91 +49,71 @@ const connect = (path: string) => {
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const event = (n: number) => ({ type: "Counted", data: { n } });
+type Connection = ReturnType<typeof connect>;
+
+/** `count` stores, each on its own connection to one new file, closed after `body`. */
+const onOneFile = async (count: number, body: (connections: ReadonlyArray<Connection>, path: string) => Promise<void>) => {
+  const path = join(dir, `events-${++files}.sqlite`);
+  const connections = Array.from({ length: count }, () => connect(path));
+  try {
+    await body(connections, path);
+  } finally {
+    for (const connection of connections) connection.close();
+  }
+};
 
 describe("SQLite reads past a stream's head", () => {
-  it("are answered without a query while no other connection commits", async () => {
-    const a = connect(join(dir, `events-${++files}.sqlite`));
-    try {
-      await Effect.runPromise(a.store.appendToStream("s", [event(0), event(1)], { expectedRevision: -1 }));
+  it("are answered without a query while no other connection commits", () =>
+    onOneFile(1, async ([a]) => {
+      await Effect.runPromise(a!.store.appendToStream("s", [event(0), event(1)], { expectedRevision: -1 }));
       await nextTurn();
-      const before = a.queries();
-      for (let i = 0; i < 3; i++) expect(await Effect.runPromise(a.store.readStream("s", { fromRevision: 2 }))).toEqual([]);
-      expect(a.queries() - before).toBe(0);
-      expect((await Effect.runPromise(a.store.readStream("s", { fromRevision: 1 }))).map((e) => e.streamRevision)).toEqual([1]);
-      expect(a.queries() - before).toBe(1);
-    } finally {
-      a.close();
-    }
-  });
+      const before = a!.queries();
+      for (let i = 0; i < 3; i++) expect(await Effect.runPromise(a!.store.readStream("s", { fromRevision: 2 }))).toEqual([]);
+      expect(a!.queries() - before).toBe(0);
+      expect((await Effect.runPromise(a!.store.readStream("s", { fromRevision: 1 }))).map((e) => e.streamRevision)).toEqual([1]);
+      expect(a!.queries() - before).toBe(1);
+    }));
 
-  it("see another connection's commit from the next turn of the event loop", async () => {
-    const path = join(dir, `events-${++files}.sqlite`);
-    const [a, b] = [connect(path), connect(path)];
-    try {
-      expect(await Effect.runPromise(a.store.readStream("s"))).toEqual([]);
-      await Effect.runPromise(b.store.appendToStream("s", [event(0)], { expectedRevision: -1 }));
+  it("see another connection's commit from the next turn of the event loop", () =>
+    onOneFile(2, async ([a, b]) => {
+      expect(await Effect.runPromise(a!.store.readStream("s"))).toEqual([]);
+      await Effect.runPromise(b!.store.appendToStream("s", [event(0)], { expectedRevision: -1 }));
       await nextTurn();
-      expect((await Effect.runPromise(a.store.readStream("s"))).map((e) => e.data)).toEqual([{ n: 0 }]);
+      expect((await Effect.runPromise(a!.store.readStream("s"))).map((e) => e.data)).toEqual([{ n: 0 }]);
       // And a head it learned by appending itself is forgotten alike.
-      await Effect.runPromise(a.store.appendToStream("s", [event(1)], { expectedRevision: 0 }));
+      await Effect.runPromise(a!.store.appendToStream("s", [event(1)], { expectedRevision: 0 }));
       await nextTurn();
-      await Effect.runPromise(b.store.appendToStream("s", [event(2)], { expectedRevision: 1 }));
+      await Effect.runPromise(b!.store.appendToStream("s", [event(2)], { expectedRevision: 1 }));
       await nextTurn();
-      expect((await Effect.runPromise(a.store.readStream("s", { fromRevision: 2 }))).map((e) => e.data)).toEqual([{ n: 2 }]);
-    } finally {
-      a.close();
-      b.close();
-    }
-  });
+      expect((await Effect.runPromise(a!.store.readStream("s", { fromRevision: 2 }))).map((e) => e.data)).toEqual([{ n: 2 }]);
+    }));
 
-  it("see another OS process's appends (the CLI's, another instance's) from the next turn", async () => {
-    const path = join(dir, `events-${++files}.sqlite`);
-    const a = connect(path);
-    try {
-      expect(await Effect.runPromise(a.store.readStream("counter"))).toEqual([]);
+  it("see another OS process's appends (the CLI's, another instance's) from the next turn", () =>
+    onOneFile(1, async ([a], path) => {
+      expect(await Effect.runPromise(a!.store.readStream("counter"))).toEqual([]);
       const barrier = join(dir, `ready-${files}`);
       mkdirSync(barrier);
       // test/support/sqlite-append-worker.ts appends one event to "counter" per round, in its own process.
-      await promisify(execFile)(
-        process.execPath,
-        [
-          "--disable-warning=ExperimentalWarning",
-          "--import",
-          "tsx",
-          join(import.meta.dirname, "../support/sqlite-append-worker.ts"),
-          path,
-          "B",
-          "2",
-          barrier,
-          "1",
-        ],
-        { cwd: join(import.meta.dirname, "../..") },
-      );
+      const worker = join(import.meta.dirname, "../support/sqlite-append-worker.ts");
+      await promisify(execFile)(process.execPath, ["--disable-warning=ExperimentalWarning", "--import", "tsx", worker, path, "B", "2", barrier, "1"], {
+        cwd: join(import.meta.dirname, "../.."),
+      });
       await nextTurn();
-      expect((await Effect.runPromise(a.store.readStream("counter"))).map((e) => e.data)).toEqual([
+      expect((await Effect.runPromise(a!.store.readStream("counter"))).map((e) => e.data)).toEqual([
         { who: "B", i: 0 },
         { who: "B", i: 1 },
       ]);
-    } finally {
-      a.close();
-    }
-  });
+    }));
 
-  it("forget a stream whose append lost a race, so the winner's events are read at once", async () => {
-    const path = join(dir, `events-${++files}.sqlite`);
-    const [a, b] = [connect(path), connect(path)];
-    try {
-      await Effect.runPromise(a.store.appendToStream("s", [event(0)], { expectedRevision: -1 }));
+  it("forget a stream whose append lost a race, so the winner's events are read at once", () =>
+    onOneFile(2, async ([a, b]) => {
+      await Effect.runPromise(a!.store.appendToStream("s", [event(0)], { expectedRevision: -1 }));
       await nextTurn();
-      expect(await Effect.runPromise(a.store.readStream("s", { fromRevision: 1 }))).toEqual([]);
+      expect(await Effect.runPromise(a!.store.readStream("s", { fromRevision: 1 }))).toEqual([]);
       // In the same turn: b appends, a's append at the revision it knew conflicts, and a reads again.
-      await Effect.runPromise(b.store.appendToStream("s", [event(1)], { expectedRevision: 0 }));
-      const lost = await Effect.runPromise(Effect.flip(a.store.appendToStream("s", [event(9)], { expectedRevision: 0 })));
+      await Effect.runPromise(b!.store.appendToStream("s", [event(1)], { expectedRevision: 0 }));
+      const lost = await Effect.runPromise(Effect.flip(a!.store.appendToStream("s", [event(9)], { expectedRevision: 0 })));
       expect(lost._tag).toBe("ConcurrencyConflict");
-      expect((await Effect.runPromise(a.store.readStream("s", { fromRevision: 1 }))).map((e) => e.data)).toEqual([{ n: 1 }]);
-    } finally {
-      a.close();
-      b.close();
-    }
-  });
+      expect((await Effect.runPromise(a!.store.readStream("s", { fromRevision: 1 }))).map((e) => e.data)).toEqual([{ n: 1 }]);
+    }));
 });
