@@ -28,7 +28,7 @@ export interface Admitted {
 
 type AdmissionServices = KeyDirectory | SecretHasher | RateLimiter | ServiceSettings;
 type AdmissionError = Unauthorized | RateLimited | DependencyUnavailable | UndecodableEvent;
-type Admission = Effect.Effect<Admitted, AdmissionError>;
+type Admission = Effect.Effect<Admitted, AdmissionError, RateLimiter>;
 
 /**
  * The gate of every keyed request, in the order of docs/api-decisions.md: the key (401, or 429 once an
@@ -46,8 +46,7 @@ export const admitRequest = (authorization: string | undefined, clientAddress: s
       );
     const parsed = presentedKey(authorization);
     if (parsed === undefined) return refuse();
-    const throttled = Effect.provideService(refuseThrottledAddress(clientAddress), RateLimiter, limiter);
-    return Effect.flatMap(Context.get(services, KeyDirectory).findKey(parsed.keyId, throttled), (owner): Admission => {
+    return Effect.flatMap(Context.get(services, KeyDirectory).findKey(parsed.keyId, refuseThrottledAddress(clientAddress)), (owner): Admission => {
       if (Option.isNone(owner) || !Context.get(services, SecretHasher).verify(parsed.secret, owner.value.key.secretHash)) return refuse();
       const principal = owner.value;
       const policy = ratePolicyOf(Context.get(services, ServiceSettings), principal.account.plan);
