@@ -18,7 +18,10 @@ const DETECTION_NICENESS = 10;
  * service's memory, past the 400 MiB an idle instance may use (README, OCR languages). A thread
  * that fails to start fails that request with 503, and the next one tries again. The image
  * engine's capacity bounds how many detections wait for the thread.
- * One onnxruntime thread by default: two spin, for 2.5 times the CPU. The thread runs below the
+ * Two onnxruntime threads by default, which sleep between operators instead of spinning (spinning,
+ * they took 2.5 times the CPU): a 576×384 fine run 13 ms instead of 20 for a sixth more CPU, the
+ * time detection adds to a crop a quarter less, and no throughput lost with every core busy
+ * (bench:faces, bench:generate, 2026-11-27). The thread runs below the
  * event loop's priority, as the try-on's does: on a loaded machine the loop then stalls no longer
  * with detection than without (bench/face-detection-cost.ts), for no measurable cost in latency.
  */
@@ -29,7 +32,7 @@ export const BlazeFaceDetectorLive = (options: { readonly threads?: number; read
       const startThread = () =>
         startModelThread<FacePixels, ReadonlyArray<Face>>(
           threadUrl,
-          { threads: options.threads ?? 1, niceness: options.niceness ?? DETECTION_NICENESS } satisfies FaceThreadSetup,
+          { threads: options.threads ?? 2, niceness: options.niceness ?? DETECTION_NICENESS } satisfies FaceThreadSetup,
           "face",
         );
       const threadOnce = () => {

@@ -94,7 +94,7 @@ export const loadBlazeFace = async (threads: number): Promise<BlazeFaceModel> =>
         const head = COARSE_CANVASES.some(([w, h]) => w === width && h === height) ? BOTH_GRIDS : FINE_GRID;
         const input = { name: "input", type: "uint8", dims: [1, height, width, 3], layout: "nhwc", rescale: { scale: 1 / 127.5, offset: -1 } } as const;
         const onnx = tfjsGraphToOnnx({ ...model, nodes: reaching(model.nodes, head.outputs) }, input, head.outputs);
-        return [`${width}x${height}`, { session: await createSession(onnx, threads, { arena: true }), grids: head.grids }] as const;
+        return [`${width}x${height}`, { session: await createSession(onnx, threads, { arena: true, spinning: false }), grids: head.grids }] as const;
       }),
     ),
   );
