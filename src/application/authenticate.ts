@@ -4,6 +4,7 @@ import type { DependencyUnavailable } from "../ports/errors.ts";
 import type { UndecodableEvent } from "../ports/event-store.ts";
 import { RateLimiter } from "../ports/rate-limiter.ts";
 import { SecretHasher } from "../ports/secret-hasher.ts";
+import { bearerCredential } from "./bearer-credential.ts";
 import { RateLimited, Unauthorized } from "./errors.ts";
 import { KeyDirectory, type KeyOwner } from "./key-directory.ts";
 import { FAILED_AUTH_POLICY, failedAuthBucket, keyBucket, type RateCheck, refuseThrottledAddress } from "./rate-limit.ts";
@@ -16,7 +17,7 @@ const refused = new Unauthorized({ message: "The API key is missing, invalid or 
 
 /** The key id and secret an `Authorization` header presents, if it presents one well-formed. */
 const presentedKey = (authorization: string | undefined) => {
-  const presented = /^Bearer (\S+)$/.exec(authorization ?? "")?.[1];
+  const presented = bearerCredential(authorization);
   return presented === undefined ? undefined : parseApiKey(presented);
 };
 

@@ -58,6 +58,14 @@ describe("keys made with the CLI", () => {
     expect(refused.json).toEqual({ success: false, error: { code: "UNAUTHORIZED", message: expect.any(String) } });
   });
 
+  it("takes the Bearer scheme in any case, as clients generated from the document write it", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    for (const authorization of [`bearer ${keys[0]!.key}`, `BEARER  ${keys[0]!.key}`]) {
+      const reply = await service.client.request("GET", "/api/user/profile", { headers: { Authorization: authorization } });
+      expect(reply.status).toBe(200);
+    }
+  });
+
   it("refuses missing, malformed and unknown keys with 401", async () => {
     const { keys } = await provisionAccount(service.env, "free");
     const forged = keys[0]!.key.slice(0, -4) + "AAAA";

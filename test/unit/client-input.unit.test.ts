@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { forwardedClient } from "../../src/adapters/http/forwarded-client.ts";
 import { LONG_STRING_BYTES, parseJsonBody } from "../../src/adapters/http/parse-json-body.ts";
+import { bearerCredential } from "../../src/application/bearer-credential.ts";
 import { decodeImagePayload } from "../../src/application/image-payload.ts";
 import { formatApiKey, parseApiKey } from "../../src/domain/api-key.ts";
 import { ECHO_MAX_CHARACTERS } from "../../src/domain/echo.ts";
@@ -230,6 +231,21 @@ describe("headers", () => {
         if (parsed) expect(formatApiKey(parsed.keyId, parsed.secret)).toBe(presented);
       }),
     );
+  });
+
+  it("reads a Bearer credential whatever the scheme's case and the spaces after it, and nothing else, in linear time", () => {
+    const credential = fc.string({ unit: alphabet("its_abcXYZ019-"), minLength: 1, maxLength: 80 });
+    const scheme = fc.constantFrom("Bearer", "bearer", "BEARER", "bEaReR");
+    fc.assert(
+      fc.property(scheme, fc.integer({ min: 1, max: 4 }), credential, (name, spaces, presented) => {
+        expect(bearerCredential(`${name}${" ".repeat(spaces)}${presented}`)).toBe(presented);
+      }),
+    );
+    for (const header of [undefined, "", "Bearer", "Bearer ", "Basic abc", "Bearerits_x", "Bearer a b", "Token its_x", "\tBearer its_x"]) {
+      expect(bearerCredential(header)).toBeUndefined();
+    }
+    // A pathological header: spaces, then none of what a credential ends with.
+    expect(timeOf(() => bearerCredential(`Bearer${" ".repeat(200_000)}\u0000`))).toBeLessThan(50);
   });
 
   it("takes the client from the trusted hops only, whatever the client wrote to their left", () => {

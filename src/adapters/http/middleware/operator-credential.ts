@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "koa";
+import { bearerCredential } from "../../../application/bearer-credential.ts";
 import { RateLimited, Unauthorized } from "../../../application/errors.ts";
 import { recordFailedAuth } from "../../../application/rate-limit.ts";
 import type { RateLimiter } from "../../../ports/rate-limiter.ts";
@@ -19,7 +20,7 @@ const sameSecret = (presented: string, expected: string): boolean =>
 export const operatorCredential =
   (token: string | undefined, run: RunEffect<RateLimiter>) =>
   async (ctx: Context): Promise<boolean> => {
-    const presented = /^Bearer (\S+)$/.exec(ctx.get("Authorization"))?.[1];
+    const presented = bearerCredential(ctx.get("Authorization"));
     if (token !== undefined && presented !== undefined && sameSecret(presented, token)) return true;
     const exit = await run(recordFailedAuth(ctx.ip));
     if (exit._tag === "Failure") {
