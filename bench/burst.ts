@@ -3,7 +3,7 @@ import fs from "node:fs";
 import https from "node:https";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { provisionAccount, startService } from "../test/support/service-process.ts";
+import { provisionAccount, rssMiB, startService } from "../test/support/service-process.ts";
 import { BENCH_TEMPLATE, makeBenchJpeg, measureEngineBaseline } from "./generate-engine.ts";
 
 /**
@@ -22,13 +22,6 @@ const burst = Number(process.argv[2] ?? 120);
 const flood = Number(process.argv[3] ?? 1000);
 
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
-const rssMiB = (pid: number) => {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
-};
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 const service = await startService({ env: { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_PER_MINUTE: "1000000000" } });

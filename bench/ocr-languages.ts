@@ -13,7 +13,6 @@
  * Pages: test/support/ocr-world-corpus.ts (Article 1 of the UDHR, rendered here).
  */
 import { execFile } from "node:child_process";
-import fs from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -22,10 +21,9 @@ import { estimatedWorkerBytes } from "../src/adapters/ocr/tesseract/tesseract-la
 import { cerCount, cerPercent } from "../test/support/character-error-rate.ts";
 import { nativeLanguages } from "../test/support/ocr-native-cli.ts";
 import { renderWorldPage, type WorldLanguage, worldLanguages, worldTexts } from "../test/support/ocr-world-corpus.ts";
-import { peakRssMiB, provisionAccount, startService } from "../test/support/service-process.ts";
+import { peakRssMiB, provisionAccount, rssMiB, startService } from "../test/support/service-process.ts";
 
 const run = promisify(execFile);
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 const debianName = (language: WorldLanguage) => language.replace("_", "-");
 
 const idleBudgetMiB = 256;

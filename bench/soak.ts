@@ -5,7 +5,7 @@ import { watchHealthz } from "../test/support/healthz-watch.ts";
 import { type Reply } from "../test/support/https-client.ts";
 import { cmykJpeg, exifRotatedJpeg, photoJpeg, photoPng, photoWebp, portraitJpeg, sixteenBitPng } from "../test/support/image-fixtures.ts";
 import { dropNatsNamespace, NATS_URL, testNamespace } from "../test/support/nats.ts";
-import { itsctl, metricsPortOf, provisionAccount, startService } from "../test/support/service-process.ts";
+import { itsctl, metricsPortOf, provisionAccount, rssMiB, startService } from "../test/support/service-process.ts";
 
 /**
  * Ordinary traffic for a long time against one service process (its embedded SQLite store, events
@@ -165,10 +165,6 @@ const burster = async (key: string) => {
   }
 };
 
-const rssMiB = () => {
-  const status = fs.readFileSync(`/proc/${service.pid}/status`, "utf8");
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-};
 const metrics = async () => {
   const response = await fetch(`http://127.0.0.1:${metricsPortOf(service)}/metrics`);
   return response.text();
@@ -200,7 +196,7 @@ const sampler = async () => {
     const { longestMs, answers } = await watch.stop();
     samples.push({
       minute: Number(((Date.now() - started) / 60_000).toFixed(1)),
-      rssMiB: rssMiB(),
+      rssMiB: Math.round(rssMiB(service.pid)),
       longestHealthzMs: Math.round(longestMs),
       healthzAnswers: answers,
     });

@@ -1,11 +1,10 @@
-import fs from "node:fs";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 import { type CorpusSample, fontsFor, missingFontFamilies, renderSample } from "../support/ocr-corpus.ts";
 import { type CorpusLanguage, corpusLanguages } from "../support/ocr-corpus-texts.ts";
 import { renderWorldPage, type WorldLanguage, worldTexts } from "../support/ocr-world-corpus.ts";
-import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+import { provisionAccount, rssMiB, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** POST /api/ocr through real HTTPS against the service process, on rendered pages with known text. */
 let service: ServiceProcess;
@@ -18,7 +17,7 @@ let idleRssMiB = 0;
 beforeAll(async () => {
   service = await startService();
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  idleRssMiB = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${service.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+  idleRssMiB = rssMiB(service.pid);
   for (const language of corpusLanguages) {
     pages.set(language, await renderSample({ language, layout: "paragraph", variant: "clean", font: fontsFor[language][0] ?? "", fontSize: 22, textIndex: 0 }));
   }

@@ -108,14 +108,20 @@ export const provisionAccount = async (env: Readonly<Record<string, string>>, pl
   return { accountId, keys: made };
 };
 
-/** Peak resident memory of a process so far (Linux VmHWM), in MiB. */
-export const peakRssMiB = (pid: number): number => {
+/** A memory figure of a process from /proc/<pid>/status (Linux), in MiB. */
+const statusMiB = (pid: number, field: "VmRSS" | "VmHWM"): number => {
   const line = fs
     .readFileSync(`/proc/${pid}/status`, "utf8")
     .split("\n")
-    .find((l) => l.startsWith("VmHWM:"));
+    .find((l) => l.startsWith(`${field}:`));
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
 };
+
+/** Resident memory of a process now (VmRSS), in MiB. */
+export const rssMiB = (pid: number): number => statusMiB(pid, "VmRSS");
+
+/** Peak resident memory of a process so far (VmHWM), in MiB. */
+export const peakRssMiB = (pid: number): number => statusMiB(pid, "VmHWM");
 
 /** Resolves once the process `pid` is gone (e.g. after a signal it handles by finishing its work). */
 export const waitForExit = async (pid: number): Promise<void> => {
