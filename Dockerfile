@@ -4,7 +4,7 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
-# Fonts for the text layers of account templates (TEMPLATE_FONTS in src/domain/template-design.ts):
+# Fonts for the text layers of account templates (TEMPLATE_FONTS in src/domain/account-templates/account-template-design.ts):
 # Pango finds them through fontconfig; without them a text layer has no font to draw with, and
 # without fonts-noto-cjk Chinese text would draw as empty boxes.
 RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk \

@@ -44,18 +44,18 @@ export default tseslint.config(
   {
     files: ["src/domain/**"],
     rules: restrict(
-      ["effect", "effect/*", "node:*", "*/ports/*", "*/application/*", "*/adapters/*", "koa*", "@*"],
+      ["effect", "effect/*", "node:*", "**/ports/**", "**/application/**", "**/adapters/**", "koa*", "@*"],
       "src/domain is pure: no I/O, frameworks or outer layers",
     ),
   },
   {
     files: ["src/ports/**"],
-    rules: restrict(["*/application/*", "*/adapters/*", "koa*", "node:*"], "ports depend only on the domain and effect"),
+    rules: restrict(["**/application/**", "**/adapters/**", "koa*", "node:*"], "ports depend only on the domain and effect"),
   },
   {
     files: ["src/application/**"],
     rules: restrict(
-      ["*/adapters/*", "koa*", "@koa/*", "sharp", "pg", "@nats-io/*", "@kurrent/*", "node:sqlite"],
+      ["**/adapters/**", "koa*", "@koa/*", "sharp", "pg", "@nats-io/*", "@kurrent/*", "node:sqlite"],
       "the application reaches the world only through ports",
     ),
   },

@@ -19,8 +19,8 @@ import { jetStreamEventBusLayer } from "../src/adapters/nats/jetstream-event-bus
 import { natsConnectionLayer } from "../src/adapters/nats/nats-connection.ts";
 import { natsNames } from "../src/adapters/nats/nats-names.ts";
 import { sqliteProjectionsLayer } from "../src/adapters/projections/sqlite-projections.ts";
-import { forwardEvents } from "../src/application/forwarder.ts";
-import { makeStoreCheckedFollower } from "../src/application/projection-runner.ts";
+import { forwardEvents } from "../src/application/event-sourcing/forwarder.ts";
+import { makeStoreCheckedFollower } from "../src/application/event-sourcing/projection-runner.ts";
 import { EventBus } from "../src/ports/event-bus.ts";
 import { EventStore, type RecordedEvent } from "../src/ports/event-store.ts";
 import { UsageProjection } from "../src/ports/projections.ts";

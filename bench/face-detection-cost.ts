@@ -6,10 +6,10 @@ import { BlazeFaceDetectorLive } from "../src/adapters/faces/blazeface-face-dete
 import { makeSharpImageEngine } from "../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../src/adapters/image/sharp-image-inspector.ts";
 import type { Focus } from "../src/domain/crop-window.ts";
-import { findTemplate } from "../src/domain/template-catalog.ts";
+import { findTemplate } from "../src/domain/template-catalog/template-catalog.ts";
+import { FaceDetector } from "../src/ports/engines/face-detector.ts";
+import type { ValidatedImage } from "../src/ports/engines/image.ts";
 import { DependencyUnavailable } from "../src/ports/errors.ts";
-import { FaceDetector } from "../src/ports/face-detector.ts";
-import type { ValidatedImage } from "../src/ports/image.ts";
 import { faceSet } from "../test/fixtures/faces/face-set.ts";
 
 /**

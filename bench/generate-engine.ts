@@ -6,11 +6,11 @@ import { BlazeFaceDetectorLive } from "../src/adapters/faces/blazeface-face-dete
 import { boundedImageEngineLayer } from "../src/adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "../src/adapters/image/sharp-image-engine.ts";
 import { sharpImageInspectorLayer } from "../src/adapters/image/sharp-image-inspector.ts";
-import { findTemplate } from "../src/domain/template-catalog.ts";
+import { findTemplate } from "../src/domain/template-catalog/template-catalog.ts";
+import { ImageEngine } from "../src/ports/engines/image-engine.ts";
+import { ImageInspector } from "../src/ports/engines/image-inspector.ts";
+import { PersonSegmenter } from "../src/ports/engines/person-segmenter.ts";
 import { DependencyUnavailable } from "../src/ports/errors.ts";
-import { ImageEngine } from "../src/ports/image-engine.ts";
-import { ImageInspector } from "../src/ports/image-inspector.ts";
-import { PersonSegmenter } from "../src/ports/person-segmenter.ts";
 
 /**
  * The in-process baseline for POST /generate: inspect + render of `social/instagram-square` on a

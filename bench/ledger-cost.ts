@@ -7,7 +7,7 @@
  *    Also a cold load (no cached state, as after a restart) of a ledger of 1,000 events: cast vs decoded.
  * 2. That added time against POST /generate's own engine work (the in-process sharp baseline of
  *    bench/generate-engine.ts at full throughput): the share of a request's time it would add.
- * 3. `itsctl audit --verify-only`'s walk (verifyLedger) over a store of chained events, in events/s,
+ * 3. `itsctl audit --verify-only`'s walk (verifyChains) over a store of chained events, in events/s,
  *    against a plain read of the same store.
  * Usage: node bench/ledger-cost.ts [requests per round, default 200] [events to verify, default 20000]
  */
@@ -16,26 +16,26 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Context, Effect, Layer, Result } from "effect";
-import { makeNodeLedgerCrypto } from "../src/adapters/crypto/node-ledger-crypto.ts";
+import { makeNodeChainCrypto } from "../src/adapters/crypto/node-chain-crypto.ts";
 import { sqliteEventStoreLayer } from "../src/adapters/event-store/sqlite-event-store.ts";
-import { handleCommand, loadState, type StreamType } from "../src/application/command-handler.ts";
-import type { EventCodec } from "../src/application/events/event-codec.ts";
-import { quotaLedgerStreamType } from "../src/application/events/quota-events.ts";
-import { transformationStreamType } from "../src/application/events/transformation-events.ts";
-import { chainedEventStore } from "../src/application/ledger/chained-event-store.ts";
-import { verifyLedger } from "../src/application/ledger/verify-ledger.ts";
-import { inProcessStreamLocks } from "../src/application/stream-locks.ts";
-import { lruStreamStateCache } from "../src/application/stream-state-cache.ts";
+import { handleCommand, loadState, type StreamType } from "../src/application/event-sourcing/command-handler.ts";
+import type { EventCodec } from "../src/application/event-sourcing/events/event-codec.ts";
+import { quotaLedgerStreamType } from "../src/application/event-sourcing/events/quota-events.ts";
+import { transformationStreamType } from "../src/application/event-sourcing/events/transformation-events.ts";
+import { inProcessStreamLocks } from "../src/application/event-sourcing/stream-locks.ts";
+import { lruStreamStateCache } from "../src/application/event-sourcing/stream-state-cache.ts";
+import { chainedEventStore } from "../src/application/hash-chains/chained-event-store.ts";
+import { verifyChains } from "../src/application/hash-chains/verify-chains.ts";
+import { ChainCrypto } from "../src/ports/chain-crypto.ts";
 import { systemClock } from "../src/ports/clock.ts";
 import { EventStore, type EventStoreShape, type JsonObject, NO_STREAM, type RecordedEvent } from "../src/ports/event-store.ts";
-import { LedgerCrypto } from "../src/ports/ledger-crypto.ts";
 import { measureEngineBaseline } from "./generate-engine.ts";
 
 const requests = Number(process.argv[2] ?? 200);
 const verifyEvents = Number(process.argv[3] ?? 20_000);
 const ROUNDS = 6;
 const dir = mkdtempSync(join(tmpdir(), "its-bench-ledger-"));
-const crypto = makeNodeLedgerCrypto({ eventChainKey: Buffer.alloc(32, 1), ledgerSealSeed: Buffer.alloc(32, 2) });
+const crypto = makeNodeChainCrypto({ eventChainKey: Buffer.alloc(32, 1), ledgerSealSeed: Buffer.alloc(32, 2) });
 const actor = { kind: "api-key", keyId: "benchkey", accountId: "acc_bench" } as const;
 
 /** Today's read and write path: the stored JSON taken as the event, the event's data stored as it is. */
@@ -177,9 +177,9 @@ try {
         }
         const readSeconds = (performance.now() - readStarted) / 1000;
         const started = performance.now();
-        const verification = yield* verifyLedger({ intervalSeconds: 3600 }).pipe(
+        const verification = yield* verifyChains({ intervalSeconds: 3600 }).pipe(
           Effect.provideService(EventStore, bare),
-          Effect.provideService(LedgerCrypto, crypto),
+          Effect.provideService(ChainCrypto, crypto),
           Effect.provide(systemClock),
         );
         const verifySeconds = (performance.now() - started) / 1000;

@@ -13,8 +13,8 @@
 import { Effect, type Layer } from "effect";
 import { paddleLanguages, PaddleOcrEngine } from "../src/adapters/ocr/paddle/paddle-ocr-engine.ts";
 import { defaultTesseractPreprocessing, TesseractOcrEngine, type TesseractPreprocessing } from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import type { OcrEngine } from "../src/ports/engines/ocr-engine.ts";
 import type { DependencyUnavailable } from "../src/ports/errors.ts";
-import type { OcrEngine } from "../src/ports/ocr-engine.ts";
 import { cerPercent } from "../test/support/character-error-rate.ts";
 import { cerBy, engineOf, readSample, type SampleOutcome } from "../test/support/ocr-accuracy.ts";
 import { type CorpusSample, fullCorpus, missingFontFamilies, renderSample } from "../test/support/ocr-corpus.ts";

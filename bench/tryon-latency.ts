@@ -16,8 +16,8 @@ import { SelfiePersonSegmenterLive } from "../src/adapters/segmentation/selfie-p
 import { SILHOUETTE_MARGIN } from "../src/adapters/tryon/composite-graph.ts";
 import { OnnxTryOnEngineLive } from "../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS, TRYON_SETTING_NAMES, TRYON_SETTING_VALUES, type TryOnSettings } from "../src/domain/tryon-settings.ts";
-import { PersonSegmenter } from "../src/ports/person-segmenter.ts";
-import { TryOnEngine } from "../src/ports/tryon-engine.ts";
+import { PersonSegmenter } from "../src/ports/engines/person-segmenter.ts";
+import { TryOnEngine } from "../src/ports/engines/tryon-engine.ts";
 import * as m from "../test/fixtures/tryon/image-metrics.ts";
 import { astronaut, astronautPortrait, crossedArmFigure, crossedArmTruth, tshirtParts } from "../test/fixtures/tryon/tryon-fixtures.ts";
 import { and, andNot, GARMENT_CHANGE, sleeveAngles, unchangedShare } from "../test/fixtures/tryon/tryon-metrics.ts";

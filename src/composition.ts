@@ -1,25 +1,25 @@
 import path from "node:path";
 import { Effect, Layer } from "effect";
 import { ed25519NoteSignerLayer } from "./adapters/crypto/ed25519-note-signer.ts";
-import { nodeLedgerCryptoLayer } from "./adapters/crypto/node-ledger-crypto.ts";
+import { nodeChainCryptoLayer } from "./adapters/crypto/node-chain-crypto.ts";
 import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
 import { sqliteReceiptLogLayer } from "./adapters/projections/sqlite-receipt-log.ts";
 import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
-import { chainedEventStore } from "./application/ledger/chained-event-store.ts";
+import { StoreIdentity } from "./application/event-sourcing/store-identity.ts";
+import { inProcessStreamLocks } from "./application/event-sourcing/stream-locks.ts";
+import { lruStreamStateCache } from "./application/event-sourcing/stream-state-cache.ts";
+import { chainedEventStore } from "./application/hash-chains/chained-event-store.ts";
 import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
-import { StoreIdentity } from "./application/store-identity.ts";
-import { inProcessStreamLocks } from "./application/stream-locks.ts";
-import { lruStreamStateCache } from "./application/stream-state-cache.ts";
 import type { Config, EventStoreSelection } from "./config.ts";
 import { kurrentDbEventStoreLayer, postgresEventStoreLayer } from "./lazy-adapters.ts";
 import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
+import { ChainCrypto } from "./ports/chain-crypto.ts";
 import { systemClock } from "./ports/clock.ts";
 import { EventStore } from "./ports/event-store.ts";
 import { Ids } from "./ports/ids.ts";
-import { LedgerCrypto } from "./ports/ledger-crypto.ts";
 
 /**
  * The composition root: which adapter stands behind each port is decided here (the core, which the
@@ -56,7 +56,7 @@ export const eventStoreLayer = (config: Config, store: StoreLayer = eventStoreLa
   Layer.effect(EventStore)(
     Effect.gen(function* () {
       const inner = yield* EventStore;
-      const crypto = yield* LedgerCrypto;
+      const crypto = yield* ChainCrypto;
       const ids = yield* Ids;
       return chainedEventStore(inner, { mac: crypto.mac, newEventId: ids.uuid });
     }),
@@ -68,8 +68,8 @@ export type StoreLayer = Layer.Layer<EventStore, unknown>;
 /** What every entry point needs: the event store, time, ids, the key hasher, the ledger's keys, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated, store?: StoreLayer) =>
   Layer.mergeAll(
-    decorated(EventStore, decorators.eventStore)(eventStoreLayer(config, store).pipe(Layer.provide(Layer.merge(nodeLedgerCryptoLayer(secrets), cryptoIds)))),
-    nodeLedgerCryptoLayer(secrets),
+    decorated(EventStore, decorators.eventStore)(eventStoreLayer(config, store).pipe(Layer.provide(Layer.merge(nodeChainCryptoLayer(secrets), cryptoIds)))),
+    nodeChainCryptoLayer(secrets),
     systemClock,
     cryptoIds,
     hmacSecretHasher(secrets.apiKeyHashKey),

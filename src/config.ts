@@ -2,14 +2,14 @@ import os from "node:os";
 import path from "node:path";
 import { Result, Schema, SchemaIssue } from "effect";
 import { defaultDocumentMemoryBytes } from "./adapters/documents/document-memory.ts";
-import { defaultAdmissionBudgetBytes } from "./adapters/http/admission-budget.ts";
-import { parseTrustProxy, type TrustProxy } from "./adapters/http/forwarded-client.ts";
-import type { BodyLimits } from "./adapters/http/route/engine-work.ts";
+import type { BodyLimits } from "./adapters/http/api/engine-work.ts";
+import { defaultAdmissionBudgetBytes } from "./adapters/http/server/admission-budget.ts";
+import { parseTrustProxy, type TrustProxy } from "./adapters/http/server/forwarded-client.ts";
 import type { NatsAuth } from "./adapters/nats/nats-credentials.ts";
 import { secretWeakness } from "./adapters/security/secret-strength.ts";
 import { defaultServiceSettings } from "./application/settings.ts";
 import { ConfigError, type EventStoreSelection, natsFrom, type ResultStoreSelection, selectEventStore, selectResultStore } from "./config-stores.ts";
-import { type OcrLanguage, ocrLanguageCatalogue } from "./ports/ocr-languages.ts";
+import { type OcrLanguage, ocrLanguageCatalogue } from "./ports/engines/ocr-languages.ts";
 
 /**
  * Configuration comes from the environment, decoded once with a Schema so a bad value stops

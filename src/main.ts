@@ -2,7 +2,7 @@ import "./v8-heap-tuning.ts";
 import "./private-files.ts";
 import { availableParallelism, totalmem } from "node:os";
 import { Effect } from "effect";
-import { makeLogger } from "./adapters/http/logger.ts";
+import { makeLogger } from "./adapters/http/server/logger.ts";
 import { loadServerSecrets } from "./adapters/security/server-secret.ts";
 import { maskUrlSecrets } from "./adapters/security/url-secrets.ts";
 import { ConfigError, loadConfig } from "./config.ts";

@@ -1,7 +1,7 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import { Effect } from "effect";
 import type { Middleware } from "koa";
-import type { RunEffect } from "./adapters/http/effect-runner.ts";
+import type { RunEffect } from "./adapters/http/api/effect-runner.ts";
 import { readEventFlowLag, watchEventFlowLag } from "./adapters/metrics/event-flow-lag.ts";
 import { meteredImageEngine, meteredOcrEngine, meteredTryOnEngine } from "./adapters/metrics/metered-engines.ts";
 import { meteredEventBus } from "./adapters/metrics/metered-event-bus.ts";

@@ -1,11 +1,11 @@
 import { type Context, Effect, Layer } from "effect";
+import type { ImageEngineShape } from "./ports/engines/image-engine.ts";
+import type { OcrEngineShape } from "./ports/engines/ocr-engine.ts";
+import type { TryOnEngineShape } from "./ports/engines/tryon-engine.ts";
 import type { EventBusShape } from "./ports/event-bus.ts";
 import type { EventStoreShape } from "./ports/event-store.ts";
-import type { ImageEngineShape } from "./ports/image-engine.ts";
-import type { OcrEngineShape } from "./ports/ocr-engine.ts";
 import type { RateLimiterShape } from "./ports/rate-limiter.ts";
 import type { ResultStoreShape } from "./ports/result-store.ts";
-import type { TryOnEngineShape } from "./ports/tryon-engine.ts";
 
 /** Wrappers the server puts around ports (metrics, tracing: see observability.ts); each returns the same port. */
 export interface PortDecorators {

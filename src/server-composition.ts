@@ -15,24 +15,24 @@ import { argon2PasswordHasher } from "./adapters/security/argon2-password-hasher
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
 import { OnnxTryOnEngineLive } from "./adapters/tryon/onnx-tryon-engine.ts";
-import { forwardEvents } from "./application/forwarder.ts";
-import { keyDirectoryLayer } from "./application/key-directory.ts";
-import { makeLedgerSealer } from "./application/ledger/seal-ledger.ts";
-import { runProjection } from "./application/projection-runner.ts";
-import { checkReceiptLog } from "./application/receipt-log-check.ts";
-import { StoreIdentity, storeIdentityLayer } from "./application/store-identity.ts";
+import { keyDirectoryLayer } from "./application/access/key-directory.ts";
+import { forwardEvents } from "./application/event-sourcing/forwarder.ts";
+import { runProjection } from "./application/event-sourcing/projection-runner.ts";
+import { StoreIdentity, storeIdentityLayer } from "./application/event-sourcing/store-identity.ts";
+import { makeStreamSealer } from "./application/hash-chains/seal-stream-heads.ts";
+import { checkReceiptLog } from "./application/receipts/receipt-log-check.ts";
 import { coreLayer, projectionsLayer, receiptLogLayer, type StoreLayer } from "./composition.ts";
 import type { Config } from "./config.ts";
 import { jetStreamEventBusLayer, kvRateLimiterLayer, natsConnectionLayer, natsObjectResultStoreLayer, postgresResultStoreLayer } from "./lazy-adapters.ts";
 import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
+import { ImageEngine } from "./ports/engines/image-engine.ts";
+import { OcrEngine } from "./ports/engines/ocr-engine.ts";
+import { TryOnEngine } from "./ports/engines/tryon-engine.ts";
 import { EventBus } from "./ports/event-bus.ts";
-import { ImageEngine } from "./ports/image-engine.ts";
-import { OcrEngine } from "./ports/ocr-engine.ts";
 import { KeyProjection, UsageProjection } from "./ports/projections.ts";
 import { RateLimiter } from "./ports/rate-limiter.ts";
 import { ReceiptLog } from "./ports/receipt-log.ts";
 import { ResultStore } from "./ports/result-store.ts";
-import { TryOnEngine } from "./ports/tryon-engine.ts";
 
 /**
  * The composition root of the HTTPS service: the core (composition.ts) plus the read models, the
@@ -128,7 +128,7 @@ const resultStoreLayer = (selection: Config["resultStore"], nats: NatsLayer | un
  * long stop), then every interval; a failed seal is logged and tried again at the next tick, never fatal.
  */
 const sealPeriodically = (intervalSeconds: number) => {
-  const sealer = makeLedgerSealer({ intervalSeconds });
+  const sealer = makeStreamSealer({ intervalSeconds });
   const tick = sealer.seal({ kind: "service", task: "periodic ledger seal" }).pipe(
     Effect.catchCause((cause) => Effect.logWarning("ledger seal failed; trying again at the next interval", cause)),
     Effect.andThen(Effect.sleep(`${intervalSeconds} seconds`)),

@@ -1,6 +1,6 @@
 import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
-import type { TextLayer } from "../../src/domain/template-design.ts";
+import type { TextLayer } from "../../src/domain/account-templates/account-template-design.ts";
 
 /**
  * A text layer drawn by satori (layout to SVG paths, HarfBuzz shaping) and resvg (SVG to pixels),

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Effect, Exit, Fiber } from "effect";
-import { EngineTenant } from "../ports/engine-tenant.ts";
+import { EngineTenant } from "../ports/engines/engine-tenant.ts";
 import { EngineBusy, EngineTimeout } from "../ports/errors.ts";
 
 /**

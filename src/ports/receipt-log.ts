@@ -1,5 +1,5 @@
 import { Context, type Effect, type Stream } from "effect";
-import type { ReceiptBody } from "../domain/receipt.ts";
+import type { ReceiptBody } from "../domain/receipts/receipt.ts";
 import type { DependencyUnavailable } from "./errors.ts";
 import type { RecordedEvent, UndecodableEvent } from "./event-store.ts";
 import type { ProjectionShape } from "./projections.ts";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import type { OcrLanguage } from "../../src/ports/engines/ocr-engine.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 import { pngImage, tesseractForSuite } from "../support/tesseract-for-suite.ts";
 

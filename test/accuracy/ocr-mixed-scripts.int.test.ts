@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import type { OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import type { OcrLanguage } from "../../src/ports/engines/ocr-engine.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 import { pngImage, tesseractForSuite } from "../support/tesseract-for-suite.ts";
 

@@ -3,7 +3,7 @@ import { Context, Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS, TRYON_SETTING_VALUES } from "../../src/domain/tryon-settings.ts";
-import { TryOnEngine, type TryOnEngineShape } from "../../src/ports/tryon-engine.ts";
+import { TryOnEngine, type TryOnEngineShape } from "../../src/ports/engines/tryon-engine.ts";
 import { erode, fineDetailCorrelation } from "../fixtures/tryon/fine-detail.ts";
 import * as m from "../fixtures/tryon/image-metrics.ts";
 import { openLayer } from "../fixtures/tryon/open-layer.ts";

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import { Context, Deferred, Effect, Fiber, Layer, type Scope, Stream } from "effect";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeNodeLedgerCrypto } from "../../src/adapters/crypto/node-ledger-crypto.ts";
+import { makeNodeChainCrypto } from "../../src/adapters/crypto/node-chain-crypto.ts";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { kurrentDbEventStoreLayer } from "../../src/adapters/event-store/kurrentdb-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
-import { chainedEventStore } from "../../src/application/ledger/chained-event-store.ts";
-import { chainLinkOf, GENESIS, linkIsGenuine } from "../../src/application/ledger/event-chain.ts";
+import { chainedEventStore } from "../../src/application/hash-chains/chained-event-store.ts";
+import { chainLinkOf, GENESIS, linkIsGenuine } from "../../src/application/hash-chains/event-chain.ts";
 import {
   ConcurrencyConflict,
   EventStore,
@@ -39,9 +39,9 @@ const instanceOf = <E>(layer: Layer.Layer<EventStore, E>): Effect.Effect<EventSt
 
 const event = (type: string, data: JsonObject = {}): NewEvent => ({ type, data });
 
-/** The hash chain is added above any store (application/ledger/chained-event-store.ts); each adapter must carry it. */
-const ledgerCrypto = makeNodeLedgerCrypto({ eventChainKey: Buffer.alloc(32, 7), ledgerSealSeed: Buffer.alloc(32, 9) });
-const chained = (store: EventStoreShape) => chainedEventStore(store, { mac: ledgerCrypto.mac, newEventId: randomUUID });
+/** The hash chain is added above any store (application/hash-chains/chained-event-store.ts); each adapter must carry it. */
+const chainCrypto = makeNodeChainCrypto({ eventChainKey: Buffer.alloc(32, 7), ledgerSealSeed: Buffer.alloc(32, 9) });
+const chained = (store: EventStoreShape) => chainedEventStore(store, { mac: chainCrypto.mac, newEventId: randomUUID });
 
 /** The global position of the newest event, so that tests also hold on storage that is not empty. */
 const headPosition = (store: EventStoreShape): Effect.Effect<number, unknown> =>
@@ -490,7 +490,7 @@ const eventStoreContract = (target: ContractTarget) =>
       for (const recorded of events) {
         const link = chainLinkOf(recorded.metadata);
         expect(link).toMatchObject({ revision: recorded.streamRevision, prev });
-        expect(linkIsGenuine(ledgerCrypto.mac, recorded.streamName, recorded, link!)).toBe(true);
+        expect(linkIsGenuine(chainCrypto.mac, recorded.streamName, recorded, link!)).toBe(true);
         prev = link!.mac;
       }
     };

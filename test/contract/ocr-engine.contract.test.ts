@@ -3,9 +3,16 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaddleOcrEngine, type PaddleOcrEngineOptions } from "../../src/adapters/ocr/paddle/paddle-ocr-engine.ts";
 import { TesseractOcrEngine, type TesseractOcrEngineOptions } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import type { ValidatedImage } from "../../src/ports/engines/image.ts";
+import {
+  OcrEngine,
+  type OcrEngineShape,
+  type OcrLanguage,
+  ocrLanguages,
+  type OcrOutputFormat,
+  parseOcrLanguageRequest,
+} from "../../src/ports/engines/ocr-engine.ts";
 import type { DependencyUnavailable } from "../../src/ports/errors.ts";
-import type { ValidatedImage } from "../../src/ports/image.ts";
-import { OcrEngine, type OcrEngineShape, type OcrLanguage, ocrLanguages, type OcrOutputFormat, parseOcrLanguageRequest } from "../../src/ports/ocr-engine.ts";
 import { cerCount } from "../support/character-error-rate.ts";
 import { pngSize } from "../support/ocr-accuracy.ts";
 import { type CorpusSpec, fontsFor, missingFontFamilies, renderSample } from "../support/ocr-corpus.ts";

@@ -1,7 +1,7 @@
 import { Effect, type Layer } from "effect";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SelfiePersonSegmenterLive } from "../../src/adapters/segmentation/selfie-person-segmenter.ts";
-import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/person-segmenter.ts";
+import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/engines/person-segmenter.ts";
 import { maskWhere, validated } from "../fixtures/tryon/image-metrics.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 

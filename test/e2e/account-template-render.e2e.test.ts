@@ -2,7 +2,7 @@ import { Effect, ManagedRuntime } from "effect";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
-import { OcrEngine } from "../../src/ports/ocr-engine.ts";
+import { OcrEngine } from "../../src/ports/engines/ocr-engine.ts";
 import { launchCard, logoPng, TEXT_BOX, textCard } from "../support/account-template-fixtures.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 import { photoJpeg } from "../support/image-fixtures.ts";

@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { thumbHashToRGBA } from "thumbhash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { templateCrop } from "../../src/domain/crop-window.ts";
-import { TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /** Issue 26 through real HTTPS: focus validated, crops placed by faces or a point, and what the response says. */

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 import { photoJpeg, pngBomb, portraitJpeg } from "../support/image-fixtures.ts";
 import { peakRssMiB, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 

@@ -3,11 +3,11 @@ import { Context, Effect, Fiber, Layer, ManagedRuntime, type Scope } from "effec
 import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer, makeInMemoryEventStorage } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
-import { handleCommand, loadState } from "../../src/application/command-handler.ts";
-import { idempotencyStreamType } from "../../src/application/events/idempotency-events.ts";
-import { quotaEventCodec, quotaLedgerStreamType } from "../../src/application/events/quota-events.ts";
-import { inProcessStreamLocks, type StreamLocks } from "../../src/application/stream-locks.ts";
-import { lruStreamStateCache, type StreamStateCache } from "../../src/application/stream-state-cache.ts";
+import { handleCommand, loadState } from "../../src/application/event-sourcing/command-handler.ts";
+import { idempotencyStreamType } from "../../src/application/event-sourcing/events/idempotency-events.ts";
+import { quotaEventCodec, quotaLedgerStreamType } from "../../src/application/event-sourcing/events/quota-events.ts";
+import { inProcessStreamLocks, type StreamLocks } from "../../src/application/event-sourcing/stream-locks.ts";
+import { lruStreamStateCache, type StreamStateCache } from "../../src/application/event-sourcing/stream-state-cache.ts";
 import { EventStore, type EventStoreShape, type JsonObject, NO_STREAM, UndecodableEvent } from "../../src/ports/event-store.ts";
 import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 

@@ -11,12 +11,12 @@ import { sqliteProjectionsLayer } from "../../src/adapters/projections/sqlite-pr
 import { inMemoryRateLimiterLayer } from "../../src/adapters/rate-limit/in-memory-rate-limiter.ts";
 import { argon2PasswordHasher } from "../../src/adapters/security/argon2-password-hasher.ts";
 import { hmacSecretHasher } from "../../src/adapters/security/hmac-secret-hasher.ts";
-import { openAccount } from "../../src/application/accounts.ts";
-import { acceptInvitation, issueInvitation, signIn } from "../../src/application/holder-access.ts";
-import { catchUpFromStore } from "../../src/application/projection-runner.ts";
+import { openAccount } from "../../src/application/access/accounts.ts";
+import { acceptInvitation, issueInvitation, signIn } from "../../src/application/access/holder-access.ts";
+import { catchUpFromStore } from "../../src/application/event-sourcing/projection-runner.ts";
+import { inProcessStreamLocks } from "../../src/application/event-sourcing/stream-locks.ts";
+import { lruStreamStateCache } from "../../src/application/event-sourcing/stream-state-cache.ts";
 import { defaultServiceSettings, ServiceSettings } from "../../src/application/settings.ts";
-import { inProcessStreamLocks } from "../../src/application/stream-locks.ts";
-import { lruStreamStateCache } from "../../src/application/stream-state-cache.ts";
 import { type Clock, manualClock } from "../../src/ports/clock.ts";
 import { PasswordHasher } from "../../src/ports/password-hasher.ts";
 import { KeyProjection } from "../../src/ports/projections.ts";

@@ -8,7 +8,7 @@ import { nodeSha256 } from "../../src/adapters/crypto/node-sha256.ts";
 import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
-import { copyAllEvents, CopyVerificationFailed, summarizeEvents, TargetStoreNotEmpty } from "../../src/application/copy-events.ts";
+import { copyAllEvents, CopyVerificationFailed, summarizeEvents, TargetStoreNotEmpty } from "../../src/application/event-sourcing/copy-events.ts";
 import { EventStore, type EventStoreShape, NO_STREAM, type RecordedEvent } from "../../src/ports/event-store.ts";
 import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 

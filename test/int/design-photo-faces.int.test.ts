@@ -3,10 +3,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BlazeFaceDetectorLive } from "../../src/adapters/faces/blazeface-face-detector.ts";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
+import type { DesignLayout } from "../../src/domain/account-templates/account-template-design.ts";
 import type { Box } from "../../src/domain/crop-window.ts";
-import type { DesignLayout } from "../../src/domain/template-design.ts";
+import { FaceDetector } from "../../src/ports/engines/face-detector.ts";
 import { DependencyUnavailable } from "../../src/ports/errors.ts";
-import { FaceDetector } from "../../src/ports/face-detector.ts";
 import { faceSet } from "../fixtures/faces/face-set.ts";
 
 /**

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config.ts";
-import { TEMPLATE_FONTS } from "../../src/domain/template-design.ts";
+import { TEMPLATE_FONTS } from "../../src/domain/account-templates/account-template-design.ts";
 
 /**
  * docker-compose.yml validates with `docker-compose config` (no Docker engine needed), and what it

@@ -2,9 +2,9 @@ import { Effect, Exit, Fiber, Layer } from "effect";
 import { describe, expect, it } from "vitest";
 import { type EngineCapacity, makeEngineCapacity } from "../../src/adapters/engine-capacity.ts";
 import { boundedImageEngineLayer } from "../../src/adapters/image/bounded-image-engine.ts";
-import { TEMPLATES } from "../../src/domain/template-catalog.ts";
-import { EngineTenant } from "../../src/ports/engine-tenant.ts";
-import { ImageEngine } from "../../src/ports/image-engine.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
+import { EngineTenant } from "../../src/ports/engines/engine-tenant.ts";
+import { ImageEngine } from "../../src/ports/engines/image-engine.ts";
 
 /** A job that takes `ms` of wall time and records how many ran at once. */
 const probe = () => {

@@ -13,8 +13,8 @@ import { jetStreamEventBusLayer } from "../../src/adapters/nats/jetstream-event-
 import { natsConnectionLayer } from "../../src/adapters/nats/nats-connection.ts";
 import { natsNames } from "../../src/adapters/nats/nats-names.ts";
 import { sqliteProjectionsLayer } from "../../src/adapters/projections/sqlite-projections.ts";
-import { forwardEvents } from "../../src/application/forwarder.ts";
-import { rebuildProjection, runProjection } from "../../src/application/projection-runner.ts";
+import { forwardEvents } from "../../src/application/event-sourcing/forwarder.ts";
+import { rebuildProjection, runProjection } from "../../src/application/event-sourcing/projection-runner.ts";
 import { EventBus, type EventBusShape, type EventNotice, noticeOf } from "../../src/ports/event-bus.ts";
 import { EventStore, type EventStoreShape, type NewEvent, type RecordedEvent } from "../../src/ports/event-store.ts";
 import { KeyProjection, type KeyProjectionShape, UsageProjection, type UsageProjectionShape } from "../../src/ports/projections.ts";

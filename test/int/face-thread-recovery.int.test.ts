@@ -2,7 +2,7 @@ import { Effect, Exit, ManagedRuntime } from "effect";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { BlazeFaceDetectorLive } from "../../src/adapters/faces/blazeface-face-detector.ts";
-import { FaceDetector } from "../../src/ports/face-detector.ts";
+import { FaceDetector } from "../../src/ports/engines/face-detector.ts";
 import { faceSet } from "../fixtures/faces/face-set.ts";
 
 /**

@@ -2,8 +2,8 @@ import { join } from "node:path";
 import { Effect, type Layer, ManagedRuntime } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadServerSecrets } from "../../src/adapters/security/server-secret.ts";
-import { createKey, openAccount } from "../../src/application/accounts.ts";
-import { makeLedgerSealer } from "../../src/application/ledger/seal-ledger.ts";
+import { createKey, openAccount } from "../../src/application/access/accounts.ts";
+import { makeStreamSealer } from "../../src/application/hash-chains/seal-stream-heads.ts";
 import { coreLayer } from "../../src/composition.ts";
 import { loadConfig } from "../../src/config.ts";
 import { Clock } from "../../src/ports/clock.ts";
@@ -55,7 +55,7 @@ describe.each([sqlite, postgres])("itsctl audit of missing seals on a $name stor
     revoked = keys[1]!.id;
     ledger = (await chargeRequests(store.env, accountId, keys[0]!.id, [new Date(Date.UTC(2026, 5, 15))]))[0]!;
     // The hourly seal of three hours ago (seal revision 0), the key revoked, the seal of now (revision 1).
-    await runAt(store.env, threeHoursAgo, makeLedgerSealer({ intervalSeconds: 3600 }).seal({ kind: "service", task: "periodic ledger seal" }));
+    await runAt(store.env, threeHoursAgo, makeStreamSealer({ intervalSeconds: 3600 }).seal({ kind: "service", task: "periodic ledger seal" }));
     expect((await itsctl(store.env, ["key", "delete", "--account", accountId, "--key", revoked])).code).toBe(0);
     expect((await itsctl(store.env, ["ledger", "seal"])).code).toBe(0);
   }, 60_000);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../src/adapters/crypto/node-sha256.ts";
 import { postgresEventStoreLayer } from "../../src/adapters/event-store/postgres-event-store.ts";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
-import { summarizeEvents } from "../../src/application/copy-events.ts";
+import { summarizeEvents } from "../../src/application/event-sourcing/copy-events.ts";
 import { EventStore, type EventStoreShape } from "../../src/ports/event-store.ts";
 import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.ts";
 import { itsctl, makeDataDir, provisionAccount } from "../support/service-process.ts";

@@ -7,7 +7,7 @@ import { meteredRateLimiter } from "../../src/adapters/metrics/metered-rate-limi
 import { makeServiceMetrics } from "../../src/adapters/metrics/service-metrics.ts";
 import { inMemoryRateLimiterLayer } from "../../src/adapters/rate-limit/in-memory-rate-limiter.ts";
 import { systemClock } from "../../src/ports/clock.ts";
-import type { ImageEngineShape } from "../../src/ports/image-engine.ts";
+import type { ImageEngineShape } from "../../src/ports/engines/image-engine.ts";
 import { RateLimiter } from "../../src/ports/rate-limiter.ts";
 
 /**

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { BlazeFaceDetectorLive } from "../../src/adapters/faces/blazeface-face-detector.ts";
 import { makeSharpImageEngine, sharpImageEngineLayer } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
-import { findTemplate, type Template } from "../../src/domain/template-catalog.ts";
-import type { RenderedImage } from "../../src/ports/image.ts";
-import { ImageEngine } from "../../src/ports/image-engine.ts";
+import { findTemplate, type Template } from "../../src/domain/template-catalog/template-catalog.ts";
+import type { RenderedImage } from "../../src/ports/engines/image.ts";
+import { ImageEngine } from "../../src/ports/engines/image-engine.ts";
 import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
 import {
   alphaPng,

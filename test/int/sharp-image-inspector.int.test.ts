@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Effect, Exit } from "effect";
 import { describe, expect, it } from "vitest";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
-import type { ValidatedImage } from "../../src/ports/image.ts";
+import type { ValidatedImage } from "../../src/ports/engines/image.ts";
 import {
   alphaPng,
   animatedGif,

@@ -2,8 +2,8 @@ import { Effect, Layer } from "effect";
 import { describe, expect, it } from "vitest";
 import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { cryptoIds } from "../../src/adapters/ids/crypto-ids.ts";
-import { actorOf } from "../../src/application/actor.ts";
-import { STORE_IDENTITY_STREAM, storeIdentity } from "../../src/application/store-identity.ts";
+import { actorOf } from "../../src/application/access/actor.ts";
+import { STORE_IDENTITY_STREAM, storeIdentity } from "../../src/application/event-sourcing/store-identity.ts";
 import { systemClock } from "../../src/ports/clock.ts";
 import { EventStore } from "../../src/ports/event-store.ts";
 

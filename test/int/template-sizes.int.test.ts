@@ -5,9 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
 import { SelfiePersonSegmenterLive } from "../../src/adapters/segmentation/selfie-person-segmenter.ts";
-import { TEMPLATES } from "../../src/domain/template-catalog.ts";
-import type { ImageEngineShape } from "../../src/ports/image-engine.ts";
-import { PersonSegmenter } from "../../src/ports/person-segmenter.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
+import type { ImageEngineShape } from "../../src/ports/engines/image-engine.ts";
+import { PersonSegmenter } from "../../src/ports/engines/person-segmenter.ts";
 import { DECODER_NAME, expectedSize } from "../support/template-expectations.ts";
 
 /**

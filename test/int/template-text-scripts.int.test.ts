@@ -5,8 +5,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeDesignRenderer } from "../../src/adapters/image/sharp-design-renderer.ts";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
-import type { Design, TemplateFont } from "../../src/domain/template-design.ts";
-import { OcrEngine, type OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import type { Design, TemplateFont } from "../../src/domain/account-templates/account-template-design.ts";
+import { OcrEngine, type OcrLanguage } from "../../src/ports/engines/ocr-engine.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 
 /**

@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { estimatedWorkerBytes, workerSetupFor } from "../../src/adapters/ocr/tesseract/tesseract-language-data.ts";
 import { startWorker, TesseractWorkerPool } from "../../src/adapters/ocr/tesseract/tesseract-worker-pool.ts";
-import { type OcrLanguage, ocrLanguages } from "../../src/ports/ocr-engine.ts";
+import { type OcrLanguage, ocrLanguages } from "../../src/ports/engines/ocr-engine.ts";
 
 /**
  * The tesseract.js worker pool with the real models from `@tesseract.js-data/*`: every language

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { makeEngineCapacity } from "../../src/adapters/engine-capacity.ts";
 import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { cryptoIds } from "../../src/adapters/ids/crypto-ids.ts";
-import type { Principal } from "../../src/application/authenticate.ts";
-import { runTransformation } from "../../src/application/run-transformation.ts";
+import type { Principal } from "../../src/application/access/authenticate.ts";
+import { inProcessStreamLocks } from "../../src/application/event-sourcing/stream-locks.ts";
+import { lruStreamStateCache } from "../../src/application/event-sourcing/stream-state-cache.ts";
 import { defaultServiceSettings, ServiceSettings } from "../../src/application/settings.ts";
-import { inProcessStreamLocks } from "../../src/application/stream-locks.ts";
-import { lruStreamStateCache } from "../../src/application/stream-state-cache.ts";
+import { runTransformation } from "../../src/application/transformations/run-transformation.ts";
 import { systemClock } from "../../src/ports/clock.ts";
 import { EventStore } from "../../src/ports/event-store.ts";
 

@@ -3,7 +3,7 @@ import { Context, Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
 import { OnnxTryOnEngineLive, type OnnxTryOnEngineOptions } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
-import { TryOnEngine } from "../../src/ports/tryon-engine.ts";
+import { TryOnEngine } from "../../src/ports/engines/tryon-engine.ts";
 import { validated } from "../fixtures/tryon/image-metrics.ts";
 import { openLayer } from "../fixtures/tryon/open-layer.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";

@@ -5,8 +5,8 @@ import { SelfiePersonSegmenterLive } from "../../src/adapters/segmentation/selfi
 import { SILHOUETTE_MARGIN } from "../../src/adapters/tryon/composite-graph.ts";
 import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS, type TryOnSettings } from "../../src/domain/tryon-settings.ts";
-import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/person-segmenter.ts";
-import { TryOnEngine, type TryOnEngineShape, type TryOnResult } from "../../src/ports/tryon-engine.ts";
+import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/engines/person-segmenter.ts";
+import { TryOnEngine, type TryOnEngineShape, type TryOnResult } from "../../src/ports/engines/tryon-engine.ts";
 import * as m from "../fixtures/tryon/image-metrics.ts";
 import { openLayer } from "../fixtures/tryon/open-layer.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";

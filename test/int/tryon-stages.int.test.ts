@@ -4,10 +4,10 @@ import { readPackagedModelFile, SELFIE_SEGMENTATION_TFLITE } from "../../src/ada
 import { readTfliteModel } from "../../src/adapters/onnx/tflite-model.ts";
 import { tfliteToOnnx } from "../../src/adapters/onnx/tflite-to-onnx.ts";
 import { armCapsules, locateArms } from "../../src/adapters/tryon/arms.ts";
-import { detectGarment } from "../../src/adapters/tryon/garment-mask.ts";
-import { analyseGarment, PART } from "../../src/adapters/tryon/garment-parts.ts";
-import { layParts } from "../../src/adapters/tryon/part-layers.ts";
-import { fitThinPlateSpline } from "../../src/adapters/tryon/thin-plate-spline.ts";
+import { detectGarment } from "../../src/adapters/tryon/garment/garment-mask.ts";
+import { analyseGarment, PART } from "../../src/adapters/tryon/garment/garment-parts.ts";
+import { layParts } from "../../src/adapters/tryon/garment/part-layers.ts";
+import { fitThinPlateSpline } from "../../src/adapters/tryon/garment/thin-plate-spline.ts";
 import { fittedQuad, locateTorso } from "../../src/adapters/tryon/torso.ts";
 import { torsoCoverage } from "../../src/adapters/tryon/torso-coverage.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";

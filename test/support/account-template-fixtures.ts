@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { launchCardDesign } from "../../src/domain/launch-card.ts";
+import { launchCardDesign } from "../../src/domain/account-templates/launch-card.ts";
 
 /** Bodies for POST /api/templates: the issue's launch card, and a plain text card for reading back. */
 export const logoPng = async (): Promise<string> =>
@@ -9,7 +9,7 @@ export const logoPng = async (): Promise<string> =>
       .toBuffer()
   ).toString("base64");
 
-/** The launch card with a logo (src/domain/launch-card.ts); `background` in place of its dark blue. */
+/** The launch card with a logo (src/domain/account-templates/launch-card.ts); `background` in place of its dark blue. */
 export const launchCard = (name: string, logo: string, background?: string) => launchCardDesign({ name, logo, background });
 
 /** Black text in one box on a white canvas: what is outside the box must stay white. */

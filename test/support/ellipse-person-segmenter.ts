@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect";
-import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/person-segmenter.ts";
+import { PersonSegmenter, type PersonSegmenterShape } from "../../src/ports/engines/person-segmenter.ts";
 import { PORTRAIT_SUBJECT } from "./image-fixtures.ts";
 
 /**

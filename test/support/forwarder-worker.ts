@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect";
 import { sqliteEventStoreLayer } from "../../src/adapters/event-store/sqlite-event-store.ts";
 import { jetStreamEventBusLayer } from "../../src/adapters/nats/jetstream-event-bus.ts";
 import { natsConnectionLayer } from "../../src/adapters/nats/nats-connection.ts";
-import { forwardEvents } from "../../src/application/forwarder.ts";
+import { forwardEvents } from "../../src/application/event-sourcing/forwarder.ts";
 import { EventBus } from "../../src/ports/event-bus.ts";
 
 /**

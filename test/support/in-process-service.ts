@@ -1,7 +1,7 @@
 import { Effect } from "effect";
-import { makeLogger } from "../../src/adapters/http/logger.ts";
+import { makeLogger } from "../../src/adapters/http/server/logger.ts";
 import { loadServerSecrets } from "../../src/adapters/security/server-secret.ts";
-import { createKey, openAccount } from "../../src/application/accounts.ts";
+import { createKey, openAccount } from "../../src/application/access/accounts.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { PlanId } from "../../src/domain/plan.ts";
 import { type HttpService, startHttpService } from "../../src/http-service.ts";

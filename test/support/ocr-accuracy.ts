@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, type Scope } from "effect";
-import type { ValidatedImage } from "../../src/ports/image.ts";
-import { OcrEngine, type OcrEngineShape, type OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import type { ValidatedImage } from "../../src/ports/engines/image.ts";
+import { OcrEngine, type OcrEngineShape, type OcrLanguage } from "../../src/ports/engines/ocr-engine.ts";
 import { type CerCount, cerCount, cerPercent } from "./character-error-rate.ts";
 import type { CorpusSample } from "./ocr-corpus.ts";
 

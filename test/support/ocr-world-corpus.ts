@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import type { OcrLanguage } from "../../src/ports/ocr-engine.ts";
+import type { OcrLanguage } from "../../src/ports/engines/ocr-engine.ts";
 
 /**
  * Pages in 34 languages for the language bench and the cold-language tests: Article 1 of the

@@ -2,8 +2,8 @@ import { Effect, ManagedRuntime } from "effect";
 import sharp from "sharp";
 import { afterAll, beforeAll } from "vitest";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import { OcrEngine, type OcrRequest } from "../../src/ports/engines/ocr-engine.ts";
 import type { DependencyUnavailable } from "../../src/ports/errors.ts";
-import { OcrEngine, type OcrRequest } from "../../src/ports/ocr-engine.ts";
 
 /**
  * The Tesseract engine with one worker for a whole test file (made before its tests, disposed

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { accountTemplateDecider, type AccountTemplateEvent, findAccountTemplate } from "../../src/domain/account-template.ts";
+import { accountTemplateDecider, type AccountTemplateEvent, findAccountTemplate } from "../../src/domain/account-templates/account-template.ts";
+import type { Design } from "../../src/domain/account-templates/account-template-design.ts";
 import { PLANS } from "../../src/domain/plan.ts";
-import type { Design } from "../../src/domain/template-design.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(accountTemplateDecider);

@@ -1,9 +1,9 @@
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
-import { ImageTransformationApi } from "../../src/adapters/http/api-definition.ts";
-import { apiHandlers } from "../../src/adapters/http/api-handlers.ts";
-import type { AppServices } from "../../src/adapters/http/app-services.ts";
-import type { Handlers } from "../../src/adapters/http/route/mount.ts";
+import { ImageTransformationApi } from "../../src/adapters/http/api/api-definition.ts";
+import { apiHandlers } from "../../src/adapters/http/api/api-handlers.ts";
+import type { AppServices } from "../../src/adapters/http/api/app-services.ts";
+import type { Handlers } from "../../src/adapters/http/api/mount.ts";
 import { makeResultUrlSigner } from "../../src/adapters/results/signed-result-url.ts";
 
 type ApiHandlers = Handlers<typeof ImageTransformationApi, AppServices>;

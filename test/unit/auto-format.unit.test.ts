@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addsTransparency, autoFormatOutput, autoFormatRefusal, canvasAutoFormatRefusal } from "../../src/domain/auto-format.ts";
-import { findTemplate, type Template, TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { findTemplate, type Template, TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 
 const template = (type: string, name: string): Template => {
   const lookup = findTemplate(type, name);

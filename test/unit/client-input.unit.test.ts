@@ -2,13 +2,13 @@ import { isIP } from "node:net";
 import { Effect, Exit } from "effect";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { forwardedClient } from "../../src/adapters/http/forwarded-client.ts";
-import { LONG_STRING_BYTES, parseJsonBody } from "../../src/adapters/http/parse-json-body.ts";
-import { bearerCredential } from "../../src/application/bearer-credential.ts";
-import { decodeImagePayload } from "../../src/application/image-payload.ts";
+import { LONG_STRING_BYTES, parseJsonBody } from "../../src/adapters/http/bodies/parse-json-body.ts";
+import { forwardedClient } from "../../src/adapters/http/server/forwarded-client.ts";
+import { bearerCredential } from "../../src/application/access/bearer-credential.ts";
+import { decodeImagePayload } from "../../src/application/transformations/image-payload.ts";
 import { formatApiKey, parseApiKey } from "../../src/domain/api-key.ts";
 import { ECHO_MAX_CHARACTERS } from "../../src/domain/echo.ts";
-import { findTemplate, TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { findTemplate, TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 import { resolveTryOnSettings, TRYON_SETTING_VALUES } from "../../src/domain/tryon-settings.ts";
 
 /**

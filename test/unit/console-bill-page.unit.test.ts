@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { billPage, RECEIPTS_SHOWN } from "../../src/adapters/console/bill-page.ts";
-import type { ConsoleView } from "../../src/application/console-view.ts";
+import type { ConsoleView } from "../../src/application/account/console-view.ts";
 
 /** The bill page's rendering: long months cut to the newest receipts, and text from the log never becomes markup. */
 const view = {

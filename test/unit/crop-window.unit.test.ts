@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Box, coverWindowSize, type Face, placeCropWindow, type Size } from "../../src/domain/crop-window.ts";
 import { templateCrop } from "../../src/domain/crop-window.ts";
-import { TEMPLATES } from "../../src/domain/template-catalog.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 
 /** Every shape a catalog template crops to, once. */
 const SHAPES: ReadonlyArray<Size> = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PREVIEW_MARK, PREVIEW_PHOTO_FILL, previewDesign } from "../../src/domain/design-preview.ts";
-import { type Design, designIssues } from "../../src/domain/template-design.ts";
+import { type Design, designIssues } from "../../src/domain/account-templates/account-template-design.ts";
+import { PREVIEW_MARK, PREVIEW_PHOTO_FILL, previewDesign } from "../../src/domain/account-templates/design-preview.ts";
 
 const design = (width: number, height: number): Design => ({
   canvas: { width, height, background: "#0b1f3a", format: "png" },

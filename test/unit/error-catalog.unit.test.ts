@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ERROR_CATALOG, isReplayable } from "../../src/adapters/http/error-response.ts";
+import { ERROR_CATALOG, isReplayable } from "../../src/adapters/http/errors/error-catalog.ts";
 
 describe("the error catalog", () => {
   it("says per status whether an idempotent retry gets the response again: every entry of a status agrees", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalEventLine, canonicalJson } from "../../src/application/event-checksum.ts";
+import { canonicalEventLine, canonicalJson } from "../../src/application/event-sourcing/event-checksum.ts";
 import type { RecordedEvent } from "../../src/ports/event-store.ts";
 
 describe("canonicalJson", () => {

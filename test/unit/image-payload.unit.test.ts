@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
-import { decodeImagePayload } from "../../src/application/image-payload.ts";
+import { decodeImagePayload } from "../../src/application/transformations/image-payload.ts";
 
 const decode = (payload: string, maxBytes = 1024) => Effect.runPromise(Effect.result(decodeImagePayload("image", payload, maxBytes)));
 const bytes = Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 37) % 256));

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MerkleTree } from "../../src/domain/merkle-tree.ts";
+import { MerkleTree } from "../../src/domain/receipts/merkle-tree.ts";
 import { leafHash, verifyConsistency, verifyInclusion } from "../../verifier/merkle-proofs.mjs";
 import vectors from "../fixtures/merkle/transparency-dev-vectors.json" with { type: "json" };
 

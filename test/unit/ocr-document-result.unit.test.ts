@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { documentResult, type OcrPageResult } from "../../src/application/ocr-document-result.ts";
+import { documentResult, type OcrPageResult } from "../../src/application/transformations/ocr-document-result.ts";
 
 const page = (number: number, text: string, language: string, confidence: number): OcrPageResult => ({
   page: number,

@@ -3,7 +3,7 @@ import { preferredOfScript, writtenAsLanguage } from "../../src/adapters/ocr/ocr
 import { bestScript, mayBeAccentedLatin, readInLanguagesOf, scriptOfLabel, type ScriptReading, scriptScore } from "../../src/adapters/ocr/short-text-script.ts";
 import { languageOfText, languagesUsed, withLanguages } from "../../src/adapters/ocr/text-languages.ts";
 import { holdsOneLine } from "../../src/adapters/ocr/text-line-analysis.ts";
-import type { OcrLanguage, OcrScript } from "../../src/ports/ocr-engine.ts";
+import type { OcrLanguage, OcrScript } from "../../src/ports/engines/ocr-engine.ts";
 
 /** The string work behind issue 30's `auto`: which language each line is in, and which script a label's readings look like. */
 describe("languages of a text read with several models", () => {

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { secondLanguage, stackedLines, unsureLines } from "../../src/adapters/ocr/unsure-lines.ts";
-import type { OcrLanguage, OcrLine, OcrScript } from "../../src/ports/ocr-engine.ts";
+import type { OcrLanguage, OcrLine, OcrScript } from "../../src/ports/engines/ocr-engine.ts";
 
 /** Issue 30: a second script on a page OSD names Latin, found from the lines English read unsurely. */
 const line = (confidence: number, x0: number, y0: number, x1: number, y1: number): OcrLine => ({

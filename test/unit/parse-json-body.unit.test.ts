@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { LONG_STRING_BYTES, parseJsonBody } from "../../src/adapters/http/parse-json-body.ts";
+import { LONG_STRING_BYTES, parseJsonBody } from "../../src/adapters/http/bodies/parse-json-body.ts";
 
 const base64 = (bytes: number) => randomBytes(bytes).toString("base64");
 const long = base64(LONG_STRING_BYTES);

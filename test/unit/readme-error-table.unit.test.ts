@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_CATALOG, INTERNAL_ERROR } from "../../src/adapters/http/error-response.ts";
+import { ERROR_CATALOG, INTERNAL_ERROR } from "../../src/adapters/http/errors/error-catalog.ts";
 
 /**
  * The README's error table against the error catalog: every status and code the service can answer

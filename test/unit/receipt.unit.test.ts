@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { QuotaEvent } from "../../src/domain/quota-ledger.ts";
-import { billTotals, logStepOf, type OpenReservation } from "../../src/domain/receipt.ts";
+import { billTotals, logStepOf, type OpenReservation } from "../../src/domain/receipts/receipt.ts";
 
 const reserved: QuotaEvent = {
   type: "QuotaReserved",

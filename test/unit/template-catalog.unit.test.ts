@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findTemplate, needsPersonMask, outputBox, TEMPLATES, templateTypes } from "../../src/domain/template-catalog.ts";
+import { findTemplate, needsPersonMask, outputBox, TEMPLATES, templateTypes } from "../../src/domain/template-catalog/template-catalog.ts";
 
 describe("the template catalog", () => {
   it("offers at least 30 templates in at least 7 types", () => {

@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { launchCardDesign } from "../../src/domain/launch-card.ts";
-import { type Design, DESIGN_LIMITS, designIssues, type Layer, type TemplateFont, textContentIssues } from "../../src/domain/template-design.ts";
+import {
+  type Design,
+  DESIGN_LIMITS,
+  designIssues,
+  type Layer,
+  type TemplateFont,
+  textContentIssues,
+} from "../../src/domain/account-templates/account-template-design.ts";
+import { launchCardDesign } from "../../src/domain/account-templates/launch-card.ts";
 
-/** The issue's launch card (src/domain/launch-card.ts), with a logo; its canvas and headline are the parts the rules below bend. */
+/** The issue's launch card (src/domain/account-templates/launch-card.ts), with a logo; its canvas and headline are the parts the rules below bend. */
 const launchCard = launchCardDesign({ logo: "iVBORw0KGgo=" });
 const { canvas } = launchCard;
 const text: Layer = launchCard.layers.find((layer) => layer.type === "text")!;

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openApiDocument } from "../../src/adapters/http/openapi-document.ts";
+import { openApiDocument } from "../../src/adapters/http/api/openapi-document.ts";
 
 /**
  * Writes examples/typed-client/api-types.ts from the API's OpenAPI document with openapi-typescript,

@@ -3,7 +3,7 @@ import { Context, Effect } from "effect";
 import sharp from "sharp";
 import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
 import { DEFAULT_TRYON_SETTINGS, type TryOnSettings } from "../../src/domain/tryon-settings.ts";
-import { TryOnEngine } from "../../src/ports/tryon-engine.ts";
+import { TryOnEngine } from "../../src/ports/engines/tryon-engine.ts";
 import { validated } from "../../test/fixtures/tryon/image-metrics.ts";
 import { openLayer } from "../../test/fixtures/tryon/open-layer.ts";
 import { astronaut, crossedArmFigure, longSleeveShirt, tshirt } from "../../test/fixtures/tryon/tryon-fixtures.ts";

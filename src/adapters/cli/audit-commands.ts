@@ -2,18 +2,18 @@ import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { Command } from "commander";
 import { Effect, Schema } from "effect";
-import type { Actor } from "../../application/actor.ts";
-import { auditAccount } from "../../application/audit.ts";
-import { parseAuditRange } from "../../application/audit-range.ts";
-import { makeLedgerSealer } from "../../application/ledger/seal-ledger.ts";
-import { type ExportedSeal, exportLatestSeal } from "../../application/ledger/sealed-heads.ts";
-import { verifyLedger } from "../../application/ledger/verify-ledger.ts";
-import { rebuildProjection } from "../../application/projection-runner.ts";
+import type { Actor } from "../../application/access/actor.ts";
+import { auditAccount } from "../../application/audit/audit.ts";
+import { parseAuditRange } from "../../application/audit/audit-range.ts";
+import { rebuildProjection } from "../../application/event-sourcing/projection-runner.ts";
+import { makeStreamSealer } from "../../application/hash-chains/seal-stream-heads.ts";
+import { type ExportedSeal, exportLatestSeal } from "../../application/hash-chains/sealed-heads.ts";
+import { verifyChains } from "../../application/hash-chains/verify-chains.ts";
+import type { ChainCrypto } from "../../ports/chain-crypto.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
-import type { LedgerCrypto } from "../../ports/ledger-crypto.ts";
 import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
-import { auditReportText, differencesSummary, ledgerVerificationText } from "./audit-report-text.ts";
+import { auditReportText, chainVerificationText, differencesSummary } from "./audit-report-text.ts";
 
 /** How itsctl runs a use case with the core services and the projections; it throws with the failure's message. */
 export type Execute<R> = <A, E>(useCase: Effect.Effect<A, E, R>) => Promise<A>;
@@ -54,7 +54,7 @@ const readSealFile = (file: string): ExportedSeal => {
  */
 export const registerAuditCommands = (
   program: Command,
-  execute: Execute<EventStore | Clock | LedgerCrypto | UsageProjection | KeyProjection>,
+  execute: Execute<EventStore | Clock | ChainCrypto | UsageProjection | KeyProjection>,
   operator: () => Actor,
   sealIntervalSeconds: () => number,
 ) => {
@@ -74,7 +74,7 @@ export const registerAuditCommands = (
       const seal = options.seal === undefined ? undefined : readSealFile(options.seal);
       const started = performance.now();
       const intervalSeconds = sealIntervalSeconds();
-      const ledger = await execute(verifyLedger(seal === undefined ? { intervalSeconds } : { seal, intervalSeconds }));
+      const ledger = await execute(verifyChains(seal === undefined ? { intervalSeconds } : { seal, intervalSeconds }));
       const seconds = (performance.now() - started) / 1000;
       const speed = { seconds: Number(seconds.toFixed(3)), eventsPerSecond: Math.round(ledger.events / Math.max(seconds, 1e-6)) };
       const damaged = () =>
@@ -85,13 +85,13 @@ export const registerAuditCommands = (
             .join("; ")}${ledger.damage.length > 5 ? `; and ${ledger.damage.length - 5} more` : ""}`,
         );
       if (options.verifyOnly === true || !ledger.ok) {
-        process.stdout.write(options.json ? `${JSON.stringify({ ledger, speed }, null, 2)}\n` : `${ledgerVerificationText(ledger, speed)}\n`);
+        process.stdout.write(options.json ? `${JSON.stringify({ ledger, speed }, null, 2)}\n` : `${chainVerificationText(ledger, speed)}\n`);
         if (!ledger.ok) throw damaged();
         return;
       }
       const report = await execute(parseAuditRange(options.from, options.to).pipe(Effect.flatMap((range) => auditAccount(options.account!, range))));
       process.stdout.write(
-        options.json ? `${JSON.stringify({ ...report, ledger }, null, 2)}\n` : `${ledgerVerificationText(ledger, speed)}\n\n${auditReportText(report)}\n`,
+        options.json ? `${JSON.stringify({ ...report, ledger }, null, 2)}\n` : `${chainVerificationText(ledger, speed)}\n\n${auditReportText(report)}\n`,
       );
       if (!report.ok) throw new AuditFailed(`audit found ${report.verification.differences.length} difference(s): ${differencesSummary(report)}`);
     });
@@ -104,7 +104,7 @@ export const registerAuditCommands = (
     )
     .option("--json", "print the seal as JSON (as `ledger export` does)")
     .action(async (options: { json?: boolean }) => {
-      const { seal, changed, events } = await execute(makeLedgerSealer({ intervalSeconds: sealIntervalSeconds() }).seal(operator()));
+      const { seal, changed, events } = await execute(makeStreamSealer({ intervalSeconds: sealIntervalSeconds() }).seal(operator()));
       process.stdout.write(
         options.json
           ? `${JSON.stringify(seal, null, 2)}\n`

@@ -1,6 +1,6 @@
-import { describeActor } from "../../application/actor.ts";
-import type { AuditReport } from "../../application/audit-report.ts";
-import type { LedgerVerification } from "../../application/ledger/verify-ledger.ts";
+import { describeActor } from "../../application/access/actor.ts";
+import type { AuditReport } from "../../application/audit/audit-report.ts";
+import type { ChainVerification } from "../../application/hash-chains/verify-chains.ts";
 
 /** The audit report as an operator reads it in a terminal: the history, the totals, then the checks. */
 const pad = (text: string, width: number) => text.padEnd(width);
@@ -60,7 +60,7 @@ export const differencesSummary = (report: AuditReport): string =>
     .join("; ") + (report.verification.differences.length > 5 ? `; and ${report.verification.differences.length - 5} more` : "");
 
 /** The chain and seal verification, as printed before the replay (or alone, with --verify-only). */
-export const ledgerVerificationText = (ledger: LedgerVerification, speed: { readonly seconds: number; readonly eventsPerSecond: number }): string => {
+export const chainVerificationText = (ledger: ChainVerification, speed: { readonly seconds: number; readonly eventsPerSecond: number }): string => {
   const lines: Array<string> = [];
   lines.push(`Ledger: ${ledger.events} events in ${ledger.streams} streams verified in ${speed.seconds} s (${speed.eventsPerSecond} events/s)`);
   if (ledger.unchained.events > 0) {

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { Effect } from "effect";
-import { rebuildProjection } from "../../application/projection-runner.ts";
-import { checkReceiptLog } from "../../application/receipt-log-check.ts";
-import { currentCheckpoint } from "../../application/receipts.ts";
+import { rebuildProjection } from "../../application/event-sourcing/projection-runner.ts";
+import { checkReceiptLog } from "../../application/receipts/receipt-log-check.ts";
+import { currentCheckpoint } from "../../application/receipts/receipts.ts";
 import type { EventStore } from "../../ports/event-store.ts";
 import { NoteSigner } from "../../ports/note-signer.ts";
 import { ReceiptLog } from "../../ports/receipt-log.ts";

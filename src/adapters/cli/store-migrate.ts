@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Context, Effect, Layer } from "effect";
-import { copyAllEvents, type EventsSummary } from "../../application/copy-events.ts";
+import { copyAllEvents, type EventsSummary } from "../../application/event-sourcing/copy-events.ts";
 import { eventStoreLayerFor } from "../../composition.ts";
 import { ConfigError, type EventStoreSelection, postgresLocation } from "../../config.ts";
 import { EventStore } from "../../ports/event-store.ts";

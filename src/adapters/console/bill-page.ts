@@ -1,6 +1,6 @@
 import type { Effect } from "effect";
-import type { ConsoleView } from "../../application/console-view.ts";
-import type { statementOf } from "../../application/receipts.ts";
+import type { ConsoleView } from "../../application/account/console-view.ts";
+import type { statementOf } from "../../application/receipts/receipts.ts";
 import { errorLine, page, when } from "./console-layout.ts";
 import { html } from "./html.ts";
 

@@ -1,9 +1,9 @@
 import type Router from "@koa/router";
 import { Effect, Option, Schema } from "effect";
 import type { Context } from "koa";
-import { currentCheckpoint, statementOf } from "../../application/receipts.ts";
+import { currentCheckpoint, statementOf } from "../../application/receipts/receipts.ts";
 import { NoteSigner } from "../../ports/note-signer.ts";
-import { BillingPeriod, TreeSizes } from "../http/receipt-schemas.ts";
+import { BillingPeriod, TreeSizes } from "../http/groups/receipts/receipt-schemas.ts";
 import { billPage } from "./bill-page.ts";
 import { messagePage } from "./console-layout.ts";
 import { type Execute, send, serverFault } from "./console-responses.ts";

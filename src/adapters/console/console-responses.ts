@@ -2,10 +2,10 @@ import { Cause, type Effect, Exit } from "effect";
 import type { Context, Middleware } from "koa";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import type { PasswordHasher } from "../../ports/password-hasher.ts";
-import type { AppServices } from "../http/app-services.ts";
-import type { RunEffect } from "../http/effect-runner.ts";
-import { errorResponseOf, INTERNAL_ERROR } from "../http/error-response.ts";
-import { describeCause } from "../http/respond.ts";
+import type { AppServices } from "../http/api/app-services.ts";
+import type { RunEffect } from "../http/api/effect-runner.ts";
+import { describeCause } from "../http/api/respond.ts";
+import { errorResponseOf, INTERNAL_ERROR } from "../http/errors/error-catalog.ts";
 import { messagePage } from "./console-layout.ts";
 
 /** The console's use cases run with the API's services and the holders' password hasher. */

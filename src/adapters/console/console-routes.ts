@@ -1,8 +1,7 @@
 import Router from "@koa/router";
 import { Exit } from "effect";
 import type { Context } from "koa";
-import { createKey, deleteKey } from "../../application/accounts.ts";
-import type { ConsoleView } from "../../application/console-view.ts";
+import { createKey, deleteKey } from "../../application/access/accounts.ts";
 import {
   acceptInvitation,
   checkInvitation,
@@ -12,9 +11,10 @@ import {
   signIn,
   signOut,
   type StartedSession,
-} from "../../application/holder-access.ts";
+} from "../../application/access/holder-access.ts";
+import type { ConsoleView } from "../../application/account/console-view.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
-import { ERROR_CATALOG } from "../http/error-response.ts";
+import { ERROR_CATALOG } from "../http/errors/error-catalog.ts";
 import { billRoutes } from "./bill-routes.ts";
 import { CONSOLE_ASSETS } from "./console-assets.ts";
 import { messagePage, setPasswordPage, signInPage } from "./console-layout.ts";

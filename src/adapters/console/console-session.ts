@@ -1,6 +1,6 @@
 import type { Context, Middleware } from "koa";
-import { type ConsoleView, consoleView } from "../../application/console-view.ts";
-import { type HolderSession, resolveSession, resolveSessionForChange } from "../../application/holder-access.ts";
+import { type HolderSession, resolveSession, resolveSessionForChange } from "../../application/access/holder-access.ts";
+import { type ConsoleView, consoleView } from "../../application/account/console-view.ts";
 import { messagePage } from "./console-layout.ts";
 import { type Execute, redirect, send, serverFault } from "./console-responses.ts";
 import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.ts";

@@ -1,5 +1,5 @@
 import type { Context } from "koa";
-import { readBody } from "../http/request-body.ts";
+import { readBody } from "../http/bodies/request-body.ts";
 
 /** Console forms are small: a name, an email, two passwords and a token (a template's form says its own limit). */
 export const FORM_BODY_LIMIT = 8 * 1024;

@@ -1,4 +1,4 @@
-import type { ConsoleView } from "../../application/console-view.ts";
+import type { ConsoleView } from "../../application/account/console-view.ts";
 import { errorLine, page, when } from "./console-layout.ts";
 import { html } from "./html.ts";
 import type { NewKeyFlash } from "./new-key-flash.ts";

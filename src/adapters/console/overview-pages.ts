@@ -1,4 +1,4 @@
-import type { ConsoleView } from "../../application/console-view.ts";
+import type { ConsoleView } from "../../application/account/console-view.ts";
 import { page, when } from "./console-layout.ts";
 import { html } from "./html.ts";
 

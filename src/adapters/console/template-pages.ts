@@ -1,7 +1,7 @@
-import type { ConsoleView } from "../../application/console-view.ts";
-import type { TemplateVersion } from "../../domain/account-template.ts";
-import { launchCardDesign } from "../../domain/launch-card.ts";
-import { TEMPLATES } from "../../domain/template-catalog.ts";
+import type { ConsoleView } from "../../application/account/console-view.ts";
+import type { TemplateVersion } from "../../domain/account-templates/account-template.ts";
+import { launchCardDesign } from "../../domain/account-templates/launch-card.ts";
+import { TEMPLATES } from "../../domain/template-catalog/template-catalog.ts";
 import { errorLine, page, when } from "./console-layout.ts";
 import { html } from "./html.ts";
 

@@ -1,15 +1,15 @@
 import type Router from "@koa/router";
 import { Effect } from "effect";
 import type { Context } from "koa";
-import { createTemplate, deleteTemplate, listAccountTemplates, type TemplateOwner } from "../../application/account-templates.ts";
+import type { HolderSession } from "../../application/access/holder-access.ts";
+import { previewOfBody, previewOfTemplate } from "../../application/account-templates/account-template-preview.ts";
+import { createTemplate, deleteTemplate, listAccountTemplates, type TemplateOwner } from "../../application/account-templates/account-templates.ts";
 import { InvalidRequest } from "../../application/errors.ts";
-import type { HolderSession } from "../../application/holder-access.ts";
-import { previewOfBody, previewOfTemplate } from "../../application/template-preview.ts";
-import { DESIGN_LIMITS } from "../../domain/template-design.ts";
-import type { RenderedImage } from "../../ports/image.ts";
-import { TemplateBody } from "../http/account-template-schemas.ts";
-import { type ApiError, errorResponseOf } from "../http/error-response.ts";
-import { decodeBody } from "../http/request-body.ts";
+import { DESIGN_LIMITS } from "../../domain/account-templates/account-template-design.ts";
+import type { RenderedImage } from "../../ports/engines/image.ts";
+import { decodeBody } from "../http/bodies/request-body.ts";
+import { type ApiError, errorResponseOf } from "../http/errors/error-catalog.ts";
+import { TemplateBody } from "../http/groups/account-templates/account-template-schemas.ts";
 import { messagePage } from "./console-layout.ts";
 import { type Execute, type Failure, redirect, send, serverFault } from "./console-responses.ts";
 import type { sessionGuards } from "./console-session.ts";
@@ -54,8 +54,8 @@ const image = (ctx: Context, rendered: RenderedImage) => {
 /**
  * The Templates page under /console/templates: the account's own templates, made from the JSON
  * POST /api/templates takes and deleted by the same use cases as the API's, each change recorded as
- * the holder's (console actor); previews drawn by the service (application/template-preview.ts).
- * Refusals are the API's own (error-response.ts): their message and details are shown in the form.
+ * the holder's (console actor); previews drawn by the service (application/account-templates/account-template-preview.ts).
+ * Refusals are the API's own (errors/error-catalog.ts): their message and details are shown in the form.
  */
 export const templateRoutes = (router: Router, execute: Execute, { signedIn, signedInForm, viewOf }: Guards): void => {
   /** The page, with the form as the holder left it and the refusal's words, or the service's 5xx page. */

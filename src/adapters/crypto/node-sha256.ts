@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { IncrementalHash } from "../../application/event-checksum.ts";
+import type { IncrementalHash } from "../../application/event-sourcing/event-checksum.ts";
 
 export const nodeSha256 = (): IncrementalHash => {
   const hash = createHash("sha256");

@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
-import { DocumentReader, type DocumentReaderShape, type OpenedDocument, type PageFailure } from "../../ports/document-reader.ts";
+import { DocumentReader, type DocumentReaderShape, type OpenedDocument, type PageFailure } from "../../ports/engines/document-reader.ts";
+import type { ValidatedImage } from "../../ports/engines/image.ts";
+import { ImageInspector, type ImageInspectorShape } from "../../ports/engines/image-inspector.ts";
 import { DependencyUnavailable, EngineTimeout, ImageTooLarge, InvalidImage } from "../../ports/errors.ts";
-import type { ValidatedImage } from "../../ports/image.ts";
-import { ImageInspector, type ImageInspectorShape } from "../../ports/image-inspector.ts";
 import { makeEngineCapacity } from "../engine-capacity.ts";
 import { looksLikeBmp, readBmpHeader } from "../image/bmp-decoding.ts";
 import { looksLikePnm, readPnmHeader } from "../image/pnm-decoding.ts";

@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
 import { type Face, transformFace } from "../../domain/crop-window.ts";
+import { FaceDetector, type FacePixels } from "../../ports/engines/face-detector.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { FaceDetector, type FacePixels } from "../../ports/face-detector.ts";
 import { startModelThread } from "../threads/model-thread.ts";
 import { detectionSize } from "./blazeface-canvases.ts";
 import { FINE_SIDE } from "./blazeface-decoding.ts";

@@ -1,7 +1,7 @@
 import ort from "onnxruntime-node";
 import sharp from "sharp";
 import type { Face, Size } from "../../domain/crop-window.ts";
-import type { FacePixels } from "../../ports/face-detector.ts";
+import type { FacePixels } from "../../ports/engines/face-detector.ts";
 import { BLAZEFACE_BIN, BLAZEFACE_JSON, readPackagedModelFile } from "../models/packaged-models.ts";
 import { createSession } from "../onnx/onnx-session.ts";
 import { readTfjsGraphModel, type TfjsConstant, type TfjsNode } from "../onnx/tfjs-graph-model.ts";

@@ -1,6 +1,6 @@
 import { workerData } from "node:worker_threads";
 import type { Face } from "../../domain/crop-window.ts";
-import type { FacePixels } from "../../ports/face-detector.ts";
+import type { FacePixels } from "../../ports/engines/face-detector.ts";
 import { serveModelThread } from "../threads/model-thread-server.ts";
 import { loadBlazeFace } from "./blazeface-model.ts";
 

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect";
-import { ImageEngine } from "../../ports/image-engine.ts";
+import { ImageEngine } from "../../ports/engines/image-engine.ts";
 import { type EngineCapacityOptions, makeEngineCapacity } from "../engine-capacity.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { encode as blurhash } from "blurhash";
 import { rgbaToThumbHash } from "thumbhash";
-import type { Placeholder } from "../../ports/image.ts";
+import type { Placeholder } from "../../ports/engines/image.ts";
 import type { Raster } from "./raster.ts";
 import { open } from "./sharp-template-steps.ts";
 

@@ -1,11 +1,11 @@
 import { Effect } from "effect";
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
+import type { DesignBox, DesignLayout, Layer } from "../../domain/account-templates/account-template-design.ts";
 import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
-import type { DesignBox, DesignLayout, Layer } from "../../domain/template-design.ts";
+import type { FaceDetectorShape } from "../../ports/engines/face-detector.ts";
+import type { Framing, RenderedTemplate, ValidatedImage } from "../../ports/engines/image.ts";
+import type { DesignInputs } from "../../ports/engines/image-engine.ts";
 import { type EngineTimeout, InvalidImage } from "../../ports/errors.ts";
-import type { FaceDetectorShape } from "../../ports/face-detector.ts";
-import type { Framing, RenderedTemplate, ValidatedImage } from "../../ports/image.ts";
-import type { DesignInputs } from "../../ports/image-engine.ts";
 import { coverFromUpload } from "./cover-framing.ts";
 import { libvipsExecutor } from "./libvips-execute.ts";
 import { placeholderOf } from "./placeholders.ts";

@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
+import type { ImageFormat, ValidatedImage } from "../../ports/engines/image.ts";
+import { ImageInspector, type ImageInspectorShape } from "../../ports/engines/image-inspector.ts";
 import { InvalidImage } from "../../ports/errors.ts";
-import type { ImageFormat, ValidatedImage } from "../../ports/image.ts";
-import { ImageInspector, type ImageInspectorShape } from "../../ports/image-inspector.ts";
 import { sniffImageFormat } from "./sniff-image-format.ts";
 import { looksTruncated } from "./truncation-check.ts";
 

@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import type { TextLayer } from "../../domain/template-design.ts";
+import type { TextLayer } from "../../domain/account-templates/account-template-design.ts";
 
 /**
  * A text layer as libvips draws it through Pango: wrapped at word boundaries (a word longer than

@@ -1,4 +1,4 @@
-import type { ImageFormat } from "../../ports/image.ts";
+import type { ImageFormat } from "../../ports/engines/image.ts";
 
 /**
  * What the first bytes say a file is. Decoders are never offered bytes whose signature is not on

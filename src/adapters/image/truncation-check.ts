@@ -1,4 +1,4 @@
-import type { ImageFormat } from "../../ports/image.ts";
+import type { ImageFormat } from "../../ports/engines/image.ts";
 
 /**
  * Finds cut-off uploads from the file structure alone, in microseconds, without decoding pixels:

@@ -1,7 +1,7 @@
 import { Effect, Exit, Option } from "effect";
-import type { ImageEngineShape } from "../../ports/image-engine.ts";
-import type { OcrEngineShape } from "../../ports/ocr-engine.ts";
-import type { TryOnEngineShape } from "../../ports/tryon-engine.ts";
+import type { ImageEngineShape } from "../../ports/engines/image-engine.ts";
+import type { OcrEngineShape } from "../../ports/engines/ocr-engine.ts";
+import type { TryOnEngineShape } from "../../ports/engines/tryon-engine.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
 
 /** Failures that say the client's input cannot be used, not that the engine failed. */

@@ -1,5 +1,5 @@
 import type { Middleware } from "koa";
-import { methodLabelOf, routeTemplateOf } from "../http/route-template.ts";
+import { methodLabelOf, routeTemplateOf } from "../http/api/route-template.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
 
 /**

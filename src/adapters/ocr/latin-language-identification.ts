@@ -1,4 +1,4 @@
-import type { OcrLanguage } from "../../ports/ocr-engine.ts";
+import type { OcrLanguage } from "../../ports/engines/ocr-engine.ts";
 
 /**
  * Tells apart the Latin-script languages the service reads, from recognised text.

@@ -1,6 +1,6 @@
 import type { Layer } from "effect";
+import type { OcrEngine } from "../../ports/engines/ocr-engine.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
-import type { OcrEngine } from "../../ports/ocr-engine.ts";
 import { PaddleOcrEngine, type PaddleOcrEngineOptions } from "./paddle/paddle-ocr-engine.ts";
 import { TesseractOcrEngine, type TesseractOcrEngineOptions } from "./tesseract/tesseract-ocr-engine.ts";
 

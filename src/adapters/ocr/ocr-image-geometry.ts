@@ -1,4 +1,4 @@
-import type { OcrBlock, OcrBox, OcrLine, OcrWord } from "../../ports/ocr-engine.ts";
+import type { OcrBlock, OcrBox, OcrLine, OcrWord } from "../../ports/engines/ocr-engine.ts";
 
 /**
  * Engines read a prepared copy of the image (turned upright, straightened, maybe enlarged);

@@ -1,4 +1,4 @@
-import { type OcrBlock, type OcrBox, ocrLanguageCatalogue } from "../../ports/ocr-engine.ts";
+import { type OcrBlock, type OcrBox, ocrLanguageCatalogue } from "../../ports/engines/ocr-engine.ts";
 
 /**
  * hOCR and TSV written from the engine-neutral layout, so that every engine gives the same

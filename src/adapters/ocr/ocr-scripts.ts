@@ -1,4 +1,4 @@
-import { type OcrLanguage, ocrLanguageCatalogue, type OcrScript } from "../../ports/ocr-languages.ts";
+import { type OcrLanguage, ocrLanguageCatalogue, type OcrScript } from "../../ports/engines/ocr-languages.ts";
 
 /**
  * What "auto" does with the script Tesseract's OSD names: which offered languages to read the

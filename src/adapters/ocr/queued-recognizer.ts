@@ -1,6 +1,6 @@
 import { Effect } from "effect";
+import type { OcrEngineShape, OcrLanguage, OcrOutputFormat, OcrRequest, OcrResult } from "../../ports/engines/ocr-engine.ts";
 import { DependencyUnavailable, EngineTimeout, InvalidImage, UnsupportedLanguage } from "../../ports/errors.ts";
-import type { OcrEngineShape, OcrLanguage, OcrOutputFormat, OcrRequest, OcrResult } from "../../ports/ocr-engine.ts";
 import { makeEngineCapacity } from "../engine-capacity.ts";
 import { ImageUnreadable } from "./ocr-image-preparation.ts";
 

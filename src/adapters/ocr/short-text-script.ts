@@ -1,5 +1,5 @@
 import sharp, { type OutputInfo } from "sharp";
-import type { OcrLanguage, OcrScript } from "../../ports/ocr-engine.ts";
+import type { OcrLanguage, OcrScript } from "../../ports/engines/ocr-engine.ts";
 import { countInScript } from "./text-languages.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { type OcrBlock, type OcrLanguage, ocrLanguageCatalogue, type OcrScript } from "../../ports/ocr-engine.ts";
+import { type OcrBlock, type OcrLanguage, ocrLanguageCatalogue, type OcrScript } from "../../ports/engines/ocr-engine.ts";
 
 /**
  * Which of the languages a page was read with each piece of its text is in, told by the script

@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import type { OcrLanguage, OcrLine, OcrScript } from "../../ports/ocr-engine.ts";
+import type { OcrLanguage, OcrLine, OcrScript } from "../../ports/engines/ocr-engine.ts";
 import { preferredOfScript, type ScriptLanguageReading } from "./ocr-scripts.ts";
 
 /**

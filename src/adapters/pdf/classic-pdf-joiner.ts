@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect";
+import { PdfJoiner } from "../../ports/engines/pdf-joiner.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
-import { PdfJoiner } from "../../ports/pdf-joiner.ts";
 import { type ClassicPdf, readClassicPdf } from "./classic-pdf.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Effect, Option } from "effect";
-import { accountEventCodec } from "../../application/events/account-events.ts";
+import { accountEventCodec } from "../../application/event-sourcing/events/account-events.ts";
 import { displayPrefix } from "../../domain/api-key.ts";
 import type { PlanId } from "../../domain/plan.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";

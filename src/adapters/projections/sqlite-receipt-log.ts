@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import { Effect, Layer, Stream } from "effect";
-import { canonicalJson } from "../../application/event-checksum.ts";
-import { quotaEventCodec } from "../../application/events/quota-events.ts";
-import { MerkleTree } from "../../domain/merkle-tree.ts";
-import { logStepOf, type OpenReservation, type ReceiptBody } from "../../domain/receipt.ts";
+import { canonicalJson } from "../../application/event-sourcing/event-checksum.ts";
+import { quotaEventCodec } from "../../application/event-sourcing/events/quota-events.ts";
+import { MerkleTree } from "../../domain/receipts/merkle-tree.ts";
+import { logStepOf, type OpenReservation, type ReceiptBody } from "../../domain/receipts/receipt.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { eventCategory } from "../../ports/event-bus.ts";
 import { type RecordedEvent, UndecodableEvent } from "../../ports/event-store.ts";

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Effect } from "effect";
-import { quotaEventCodec } from "../../application/events/quota-events.ts";
+import { quotaEventCodec } from "../../application/event-sourcing/events/quota-events.ts";
 import type { QuotaEvent } from "../../domain/quota-ledger.ts";
 import type { RecordedEvent } from "../../ports/event-store.ts";
 import { RECENT_REQUESTS_KEPT, type UsageProjectionShape, type UsageRequest, type UsageRow } from "../../ports/projections.ts";

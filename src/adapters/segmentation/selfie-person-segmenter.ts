@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect";
+import { PersonSegmenter } from "../../ports/engines/person-segmenter.ts";
 import { DependencyUnavailable, InvalidImage } from "../../ports/errors.ts";
-import { PersonSegmenter } from "../../ports/person-segmenter.ts";
 import { decodeRaw } from "../image/raw-decoding.ts";
 import { loadSelfieSegmentation, probabilitiesToAlpha } from "./selfie-segmentation-model.ts";
 

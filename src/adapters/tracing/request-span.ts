@@ -1,6 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import type { Middleware } from "koa";
-import { methodLabelOf, routeTemplateOf } from "../http/route-template.ts";
+import { methodLabelOf, routeTemplateOf } from "../http/api/route-template.ts";
 
 /**
  * One SERVER span per HTTPS request, active while the request is handled. It is named and

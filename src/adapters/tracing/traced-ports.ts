@@ -1,10 +1,10 @@
 import type { Tracer } from "@opentelemetry/api";
+import type { ImageEngineShape } from "../../ports/engines/image-engine.ts";
+import type { OcrEngineShape } from "../../ports/engines/ocr-engine.ts";
+import type { TryOnEngineShape } from "../../ports/engines/tryon-engine.ts";
 import { eventCategory } from "../../ports/event-bus.ts";
 import type { EventStoreShape } from "../../ports/event-store.ts";
-import type { ImageEngineShape } from "../../ports/image-engine.ts";
-import type { OcrEngineShape } from "../../ports/ocr-engine.ts";
 import type { ResultStoreShape } from "../../ports/result-store.ts";
-import type { TryOnEngineShape } from "../../ports/tryon-engine.ts";
 import { childSpan } from "./effect-spans.ts";
 
 /**

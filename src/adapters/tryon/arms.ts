@@ -1,4 +1,4 @@
-import type { Keypoint, Point } from "../../ports/tryon-engine.ts";
+import type { Keypoint, Point } from "../../ports/engines/tryon-engine.ts";
 import { MIN_KEYPOINT_SCORE, type Torso } from "./torso.ts";
 
 /**

@@ -1,6 +1,6 @@
 import sharp, { type OverlayOptions, type Region } from "sharp";
 import type { TryOnSettings } from "../../domain/tryon-settings.ts";
-import type { RenderedImage } from "../../ports/image.ts";
+import type { RenderedImage } from "../../ports/engines/image.ts";
 
 /**
  * The full-size composite, done by libvips: the photo as sent (never decoded whole into

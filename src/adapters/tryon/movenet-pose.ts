@@ -1,6 +1,6 @@
 import ort from "onnxruntime-node";
 import sharp from "sharp";
-import type { Keypoint } from "../../ports/tryon-engine.ts";
+import type { Keypoint } from "../../ports/engines/tryon-engine.ts";
 import type { RawImage } from "../image/raw-decoding.ts";
 import { MOVENET_LIGHTNING_BIN, MOVENET_LIGHTNING_JSON, readPackagedModelFile } from "../models/packaged-models.ts";
 import { createSession, runSingle } from "../onnx/onnx-session.ts";

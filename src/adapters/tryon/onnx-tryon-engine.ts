@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect";
+import { TRYON_METHOD, TryOnEngine, UnusableTryOnInput } from "../../ports/engines/tryon-engine.ts";
 import { DependencyUnavailable, InvalidImage } from "../../ports/errors.ts";
-import { TRYON_METHOD, TryOnEngine, UnusableTryOnInput } from "../../ports/tryon-engine.ts";
 import { makeEngineCapacity } from "../engine-capacity.ts";
 import { startTryOnThread } from "./tryon-thread-client.ts";
 

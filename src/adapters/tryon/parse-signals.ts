@@ -1,4 +1,4 @@
-import type { Keypoint, Point } from "../../ports/tryon-engine.ts";
+import type { Keypoint, Point } from "../../ports/engines/tryon-engine.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
 import type { Torso } from "./torso.ts";
 

@@ -1,4 +1,4 @@
-import type { Keypoint, UnusableInputCode } from "../../ports/tryon-engine.ts";
+import type { Keypoint, UnusableInputCode } from "../../ports/engines/tryon-engine.ts";
 import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
 import type { PoseModel } from "./movenet-pose.ts";

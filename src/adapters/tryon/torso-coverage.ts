@@ -1,7 +1,7 @@
-import type { Point } from "../../ports/tryon-engine.ts";
+import type { Point } from "../../ports/engines/tryon-engine.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
 import type { Capsule } from "./arms.ts";
-import { clearance } from "./part-layers.ts";
+import { clearance } from "./garment/part-layers.ts";
 import type { Ellipse } from "./torso.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { TryOnSettings } from "../../domain/tryon-settings.ts";
-import type { Keypoint, Point } from "../../ports/tryon-engine.ts";
+import type { Keypoint, Point } from "../../ports/engines/tryon-engine.ts";
 
 /**
  * Where a garment goes on a person, from MoveNet keypoints: the torso quadrilateral (shoulders

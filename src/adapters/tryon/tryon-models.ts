@@ -4,9 +4,9 @@ import type { RawImage } from "../image/raw-decoding.ts";
 import { createSession } from "../onnx/onnx-session.ts";
 import { loadSelfieSegmentation, type SelfieSegmentationModel } from "../segmentation/selfie-segmentation-model.ts";
 import { buildCompositeGraph } from "./composite-graph.ts";
+import { buildWarpGraph } from "./garment/warp-graph.ts";
 import { loadMoveNet, type PoseModel } from "./movenet-pose.ts";
 import { f32, planar } from "./planar-tensors.ts";
-import { buildWarpGraph } from "./warp-graph.ts";
 
 /** The models and graphs a try-on runs: segmentation, pose, the part warp, one composite per realism level. */
 export interface TryOnModels {

@@ -1,13 +1,13 @@
 import { Effect } from "effect";
 import type { Context } from "koa";
-import { admitRequest, type Principal } from "../../../application/authenticate.ts";
+import { admitRequest, type Principal } from "../../../application/access/authenticate.ts";
+import type { KeyDirectory } from "../../../application/access/key-directory.ts";
 import { RateLimited } from "../../../application/errors.ts";
-import type { KeyDirectory } from "../../../application/key-directory.ts";
 import type { ServiceSettings } from "../../../application/settings.ts";
 import type { RateLimiter } from "../../../ports/rate-limiter.ts";
 import type { SecretHasher } from "../../../ports/secret-hasher.ts";
-import type { RunEffect } from "../effect-runner.ts";
-import { sendFailure } from "../respond.ts";
+import type { RunEffect } from "../api/effect-runner.ts";
+import { sendFailure } from "../api/respond.ts";
 
 /**
  * A keyed request's admission: its principal, or 401/429. Every admitted response carries the

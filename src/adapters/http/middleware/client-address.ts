@@ -1,5 +1,5 @@
 import type { Middleware } from "koa";
-import { forwardedClient, type TrustProxy } from "../forwarded-client.ts";
+import { forwardedClient, type TrustProxy } from "../server/forwarded-client.ts";
 
 /**
  * Sets `ctx.ip` to the client as the trusted proxies report it (the socket's peer when none is

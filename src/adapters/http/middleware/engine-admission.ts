@@ -1,9 +1,9 @@
 import type { Context } from "koa";
 import { EngineBusy } from "../../../ports/errors.ts";
-import type { AdmissionBudget } from "../admission-budget.ts";
-import { errorResponseOf } from "../error-response.ts";
-import { declaredLength } from "../request-body.ts";
-import { sendError } from "../respond.ts";
+import { sendError } from "../api/respond.ts";
+import { declaredLength } from "../bodies/request-body.ts";
+import { errorResponseOf } from "../errors/error-catalog.ts";
+import type { AdmissionBudget } from "../server/admission-budget.ts";
 
 /**
  * What a request's body takes in memory while it waits for an engine, in multiples of its length:

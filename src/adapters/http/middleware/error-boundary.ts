@@ -1,7 +1,7 @@
 import type { Middleware } from "koa";
 import { InvalidRequest } from "../../../application/errors.ts";
-import { errorResponseOf, INTERNAL_ERROR } from "../error-response.ts";
-import { sendError } from "../respond.ts";
+import { sendError } from "../api/respond.ts";
+import { errorResponseOf, INTERNAL_ERROR } from "../errors/error-catalog.ts";
 
 /**
  * Errors thrown by middleware (a bug) become the catalog's 500, never a stack trace. Body errors are

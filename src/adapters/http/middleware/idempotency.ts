@@ -1,15 +1,15 @@
 import { Schema } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
-import type { Principal } from "../../../application/authenticate.ts";
+import type { Principal } from "../../../application/access/authenticate.ts";
 import { InvalidRequest } from "../../../application/errors.ts";
-import { beginIdempotentRequest, finishIdempotentRequest, type IdempotentRequest } from "../../../application/idempotent-requests.ts";
-import type { ResponseToKeep } from "../../../application/kept-responses.ts";
-import type { AppServices } from "../app-services.ts";
-import { clientGone, type RunEffect } from "../effect-runner.ts";
-import { errorResponseOf, isReplayable as keeps } from "../error-response.ts";
-import { IdempotencyKey } from "../idempotency-key.ts";
-import { sendError, sendFailure } from "../respond.ts";
+import { beginIdempotentRequest, finishIdempotentRequest, type IdempotentRequest } from "../../../application/idempotency/idempotent-requests.ts";
+import type { ResponseToKeep } from "../../../application/idempotency/kept-responses.ts";
+import type { AppServices } from "../api/app-services.ts";
+import { clientGone, type RunEffect } from "../api/effect-runner.ts";
+import { IdempotencyKey } from "../api/idempotency-key.ts";
+import { sendError, sendFailure } from "../api/respond.ts";
+import { errorResponseOf, isReplayable as keeps } from "../errors/error-catalog.ts";
 import { sha256 } from "./json-body.ts";
 
 const isKey = Schema.is(IdempotencyKey);

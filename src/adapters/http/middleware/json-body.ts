@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Context } from "koa";
 import { InvalidRequest } from "../../../application/errors.ts";
-import { errorResponseOf } from "../error-response.ts";
-import { UnsupportedMediaType } from "../http-errors.ts";
-import { parseJsonBody } from "../parse-json-body.ts";
-import { readBody } from "../request-body.ts";
-import { sendError } from "../respond.ts";
+import { sendError } from "../api/respond.ts";
+import { parseJsonBody } from "../bodies/parse-json-body.ts";
+import { readBody } from "../bodies/request-body.ts";
+import { errorResponseOf } from "../errors/error-catalog.ts";
+import { UnsupportedMediaType } from "../errors/protocol-errors.ts";
 
 /** A POST's JSON object, and the digest of its bytes when an Idempotency-Key needs one. */
 export interface JsonBody {

@@ -1,12 +1,12 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "koa";
-import { bearerCredential } from "../../../application/bearer-credential.ts";
+import { bearerCredential } from "../../../application/access/bearer-credential.ts";
+import { recordFailedAuth } from "../../../application/access/failed-auth-throttle.ts";
 import { RateLimited, Unauthorized } from "../../../application/errors.ts";
-import { recordFailedAuth } from "../../../application/rate-limit.ts";
 import type { RateLimiter } from "../../../ports/rate-limiter.ts";
-import type { RunEffect } from "../effect-runner.ts";
-import { errorResponseOf } from "../error-response.ts";
-import { sendError, sendFailure } from "../respond.ts";
+import type { RunEffect } from "../api/effect-runner.ts";
+import { sendError, sendFailure } from "../api/respond.ts";
+import { errorResponseOf } from "../errors/error-catalog.ts";
 
 /** Hashing both sides first gives equal lengths, so the comparison takes the same time whatever was sent. */
 const sameSecret = (presented: string, expected: string): boolean =>

@@ -1,7 +1,7 @@
 import type { Middleware } from "koa";
-import { answerBeforeBody, MAX_DISCARDED_BYTES } from "../answer-before-body.ts";
-import { holdsBody } from "../expect-continue.ts";
-import { declaredLength } from "../request-body.ts";
+import { declaredLength } from "../bodies/request-body.ts";
+import { answerBeforeBody, MAX_DISCARDED_BYTES } from "../server/answer-before-body.ts";
+import { holdsBody } from "../server/expect-continue.ts";
 
 /**
  * A request refused before its body was read (401, 429, 503 by admission, 413) is answered at

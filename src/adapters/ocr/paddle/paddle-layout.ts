@@ -1,4 +1,4 @@
-import type { OcrBlock, OcrBox, OcrLine, OcrWord } from "../../../ports/ocr-engine.ts";
+import type { OcrBlock, OcrBox, OcrLine, OcrWord } from "../../../ports/engines/ocr-engine.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import type { RecognisedLine } from "./paddle-ocr-thread.ts";
 

@@ -3,7 +3,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
-import { DependencyUnavailable } from "../../../ports/errors.ts";
 import {
   type OcrBlock,
   OcrEngine,
@@ -12,7 +11,8 @@ import {
   type OcrOutputFormat,
   type OcrRequest,
   type OcrResult,
-} from "../../../ports/ocr-engine.ts";
+} from "../../../ports/engines/ocr-engine.ts";
+import { DependencyUnavailable } from "../../../ports/errors.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { OEM, PSM, type Worker, type WorkerOptions } from "tesseract.js";
-import { type OcrLanguage, ocrLanguages } from "../../../ports/ocr-engine.ts";
+import { type OcrLanguage, ocrLanguages } from "../../../ports/engines/ocr-engine.ts";
 
 /**
  * Where tesseract.js finds its code and models: all inside node_modules, never a CDN.

@@ -1,7 +1,6 @@
 import os from "node:os";
 import { Effect, Layer } from "effect";
 import type { Page, RecognizeOptions, Worker } from "tesseract.js";
-import { DependencyUnavailable } from "../../../ports/errors.ts";
 import {
   OcrEngine,
   type OcrEngineShape,
@@ -11,7 +10,8 @@ import {
   type OcrRequest,
   type OcrResult,
   type OcrScript,
-} from "../../../ports/ocr-engine.ts";
+} from "../../../ports/engines/ocr-engine.ts";
+import { DependencyUnavailable } from "../../../ports/errors.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { decodeUpright, measureTextLines, type PreparedImage, prepareImage, printResolution, statedResolution } from "../ocr-image-preparation.ts";

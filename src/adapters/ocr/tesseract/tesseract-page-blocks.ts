@@ -1,5 +1,5 @@
 import type { Page } from "tesseract.js";
-import type { OcrBlock } from "../../../ports/ocr-engine.ts";
+import type { OcrBlock } from "../../../ports/engines/ocr-engine.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 
 /** Tesseract's blocks, paragraphs, lines and words as the service's blocks of lines (paragraphs folded, empty lines dropped). */

@@ -1,0 +1,46 @@
+import type { KeyDirectory } from "../../../application/access/key-directory.ts";
+import type { StreamLocks } from "../../../application/event-sourcing/stream-locks.ts";
+import type { StreamStateCache } from "../../../application/event-sourcing/stream-state-cache.ts";
+import type { ServiceSettings } from "../../../application/settings.ts";
+import type { ChainCrypto } from "../../../ports/chain-crypto.ts";
+import type { Clock } from "../../../ports/clock.ts";
+import type { DocumentReader } from "../../../ports/engines/document-reader.ts";
+import type { ImageEngine } from "../../../ports/engines/image-engine.ts";
+import type { ImageInspector } from "../../../ports/engines/image-inspector.ts";
+import type { OcrEngine } from "../../../ports/engines/ocr-engine.ts";
+import type { PdfJoiner } from "../../../ports/engines/pdf-joiner.ts";
+import type { TryOnEngine } from "../../../ports/engines/tryon-engine.ts";
+import type { EventStore } from "../../../ports/event-store.ts";
+import type { Ids } from "../../../ports/ids.ts";
+import type { NoteSigner } from "../../../ports/note-signer.ts";
+import type { PasswordHasher } from "../../../ports/password-hasher.ts";
+import type { KeyProjection, UsageProjection } from "../../../ports/projections.ts";
+import type { RateLimiter } from "../../../ports/rate-limiter.ts";
+import type { ReceiptLog } from "../../../ports/receipt-log.ts";
+import type { ResultStore } from "../../../ports/result-store.ts";
+import type { SecretHasher } from "../../../ports/secret-hasher.ts";
+
+/** Every service the HTTP adapter's use cases need; the composition root provides them all. */
+export type AppServices =
+  | EventStore
+  | Clock
+  | Ids
+  | SecretHasher
+  | RateLimiter
+  | KeyDirectory
+  | ServiceSettings
+  | StreamStateCache
+  | StreamLocks
+  | ImageInspector
+  | ChainCrypto
+  | DocumentReader
+  | ImageEngine
+  | ResultStore
+  | TryOnEngine
+  | OcrEngine
+  | PdfJoiner
+  | UsageProjection
+  | KeyProjection
+  | PasswordHasher
+  | ReceiptLog
+  | NoteSigner;

@@ -1,0 +1,67 @@
+import { Schema } from "effect";
+import { Actor } from "../access/actor.ts";
+
+/**
+ * The audit report of one account, written once: what `itsctl audit --json` prints and what
+ * GET /api/audit/accounts/:id answers (its `data`). The types the audit builds are read from it.
+ */
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+const NullableText = Schema.NullOr(Schema.String);
+const DateTime = Schema.String.annotate({ format: "date-time" });
+const Counts = { reserved: Count, committed: Count, released: Count, refused: Count };
+const Recorded = Schema.NullOr(Schema.Union([Schema.String, Schema.Finite]));
+
+export const AuditEntry = Schema.Struct({
+  position: Count,
+  at: DateTime,
+  type: Schema.String.annotate({ description: "the event type, e.g. QuotaCommitted, ApiKeyRevoked" }),
+  what: Schema.String,
+  keyId: NullableText,
+  requestId: NullableText,
+  operation: NullableText,
+  period: NullableText,
+  actor: Schema.NullOr(Actor).annotate({
+    description: "who acted: an API key, the operator (itsctl), the holder's console session or the service; null before actors were recorded",
+  }),
+});
+export type AuditEntry = typeof AuditEntry.Type;
+
+export const AuditKey = Schema.Struct({ keyId: Schema.String, name: Schema.String, createdAt: Schema.String, revokedAt: NullableText });
+export type AuditKey = typeof AuditKey.Type;
+
+export const AuditDifference = Schema.Struct({
+  source: Schema.Literals(["usage projection", "key projection", "quota ledger", "account"]),
+  subject: Schema.String,
+  field: Schema.String,
+  replayed: Recorded,
+  recorded: Recorded,
+});
+export type AuditDifference = typeof AuditDifference.Type;
+
+export const AuditReportData = Schema.Struct({
+  accountId: Schema.String,
+  generatedAt: DateTime,
+  range: Schema.Struct({ from: NullableText, to: NullableText }),
+  /** The billing periods whose ledgers were replayed and checked in full. */
+  periods: Schema.Array(Schema.String.annotate({ description: "YYYY-MM" })),
+  account: Schema.Struct({ email: Schema.String, name: Schema.String, plan: Schema.String, openedAt: Schema.String }),
+  /** Every account, console-access (holder-<account>) and quota event in the range, in store order. */
+  history: Schema.Array(AuditEntry),
+  totals: Schema.Struct({
+    ...Counts,
+    lines: Schema.Array(Schema.Struct({ period: Schema.String, operation: Schema.String, keyId: Schema.String, ...Counts })),
+  }).annotate({ description: "reserved, committed (transformations), released and refused, in all and per period, operation and key" }),
+  keys: Schema.Array(AuditKey),
+  verification: Schema.Struct({
+    /** The newest event of this account in the store. */
+    storePosition: Count,
+    usageProjectionPosition: Count,
+    keyProjectionPosition: Count,
+    /** How many values were compared. */
+    compared: Count,
+    differences: Schema.Array(AuditDifference),
+    notes: Schema.Array(Schema.String),
+  }),
+  ok: Schema.Boolean.annotate({ description: "false when anything differs; verification.differences names each difference" }),
+});
+export type AuditReport = typeof AuditReportData.Type;

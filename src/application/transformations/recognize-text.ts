@@ -1,0 +1,110 @@
+import { Effect, Result } from "effect";
+import { echo } from "../../domain/echo.ts";
+import { DocumentReader } from "../../ports/engines/document-reader.ts";
+import {
+  maxCombinedOcrLanguages,
+  ocrAutoLanguage,
+  OcrEngine,
+  type OcrLanguage,
+  ocrLanguageCatalogue,
+  type OcrOutputFormat,
+  ocrOutputFormats,
+  type OcrResult,
+  parseOcrLanguageRequest,
+} from "../../ports/engines/ocr-engine.ts";
+import type { Principal } from "../access/authenticate.ts";
+import { type FieldIssue, InvalidRequest } from "../errors.ts";
+import { ServiceSettings } from "../settings.ts";
+import { decodeImagePayload } from "./image-payload.ts";
+import { documentResult, type OcrPageResult } from "./ocr-document-result.ts";
+import { storeSearchablePdf } from "./ocr-searchable-pdf.ts";
+import { entitle, runTransformation } from "./run-transformation.ts";
+
+export interface OcrInput {
+  readonly image: string;
+  /** Default "auto": the engine finds the script and language and reports the one it used; `eng+deu` reads several together. */
+  readonly language?: string;
+  /** Default "text". */
+  readonly outputFormat?: string;
+}
+
+/** The languages a client may ask for with the configured engine, with name and script, for GET /ocr/languages. */
+export const supportedOcrLanguages = Effect.map(
+  OcrEngine,
+  (engine): ReadonlyArray<{ readonly code: OcrLanguage | typeof ocrAutoLanguage; readonly name: string; readonly script: string }> => [
+    { code: ocrAutoLanguage, name: "Automatic detection", script: "any" },
+    ...engine.languages.map((code) => ({ code, ...ocrLanguageCatalogue[code] })),
+  ],
+);
+
+const outputOf = (result: { readonly language: string; readonly text: string; readonly confidence: number }) => ({
+  language: result.language,
+  characters: String(result.text.length),
+  confidence: String(Math.round(result.confidence)),
+});
+
+/** POST /ocr: read the text of an image, or of every page of a document, in the asked (or detected) language and format. */
+export const recognizeText = (principal: Principal, input: OcrInput) =>
+  Effect.gen(function* () {
+    const engine = yield* OcrEngine;
+    const language = input.language ?? ocrAutoLanguage;
+    const outputFormat = input.outputFormat ?? "text";
+    const requested = parseOcrLanguageRequest(language);
+    const problems: FieldIssue[] = [];
+    if (requested === undefined || (requested !== ocrAutoLanguage && !requested.every((code) => engine.languages.includes(code)))) {
+      problems.push({
+        path: "language",
+        message:
+          `"${echo(language)}" is not supported; allowed: ${ocrAutoLanguage}, a language GET /ocr/languages lists, ` +
+          `or up to ${maxCombinedOcrLanguages} of them joined by "+" (eng+deu)`,
+      });
+    }
+    if (!(ocrOutputFormats as ReadonlyArray<string>).includes(outputFormat)) {
+      problems.push({ path: "outputFormat", message: `"${echo(outputFormat)}" is not supported; allowed: ${ocrOutputFormats.join(", ")}` });
+    } else if (!(engine.outputFormats as ReadonlyArray<string>).includes(outputFormat)) {
+      // A format the API knows that this deployment's engine does not write (pdf with PaddleOCR).
+      problems.push({
+        path: "outputFormat",
+        message: `"${outputFormat}" is not offered by this service's OCR engine; allowed: ${engine.outputFormats.join(", ")}`,
+      });
+    }
+    if (requested === undefined || problems.length > 0) {
+      return yield* new InvalidRequest({ message: problems.map((p) => p.message).join("; "), details: problems });
+    }
+
+    const settings = yield* ServiceSettings;
+    const reader = yield* DocumentReader;
+    const request = { language: requested, outputFormat: outputFormat as OcrOutputFormat };
+    const parameters = { language, outputFormat };
+
+    // A document's pages are counted before its quota is reserved (one unit per page); an image,
+    // or anything that is not a document, is decoded after its unit is reserved, as on every route.
+    const entitled = yield* entitle(principal, "ocr");
+    const decoded = yield* Effect.result(decodeImagePayload("image", input.image, settings.maxImageBytes));
+    const document = Result.isSuccess(decoded) ? yield* reader.openDocument(decoded.success) : undefined;
+
+    if (document === undefined) {
+      const process = Effect.gen(function* () {
+        const bytes = Result.isSuccess(decoded) ? decoded.success : yield* Effect.fail(decoded.failure);
+        const image = yield* reader.readImage(bytes);
+        const result: OcrResult = yield* engine.recognize({ image, ...request });
+        const { stored, output } = yield* storeSearchablePdf(result);
+        return { value: { ...result, stored }, output: { ...outputOf(result), ...output } };
+      });
+      return yield* runTransformation(entitled, parameters, process);
+    }
+
+    const process = Effect.gen(function* () {
+      const pages: Array<OcrPageResult> = [];
+      // One page in memory at a time; each page waits for an engine slot like any request, so a
+      // long document shares the engines with others instead of holding them.
+      for (let index = 0; index < document.pages; index++) {
+        const image = yield* document.page(index);
+        pages.push({ page: index + 1, ...(yield* engine.recognize({ image, ...request })) });
+      }
+      const result = documentResult(outputFormat as OcrOutputFormat, pages);
+      const { stored, output } = yield* storeSearchablePdf(result);
+      return { value: { ...result, stored }, output: { ...outputOf(result), ...output, format: document.format, pages: String(document.pages) } };
+    });
+    return yield* runTransformation(entitled, { ...parameters, pages: String(document.pages) }, process, document.pages);
+  });
