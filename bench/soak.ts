@@ -31,7 +31,7 @@ import { itsctl, metricsPortOf, provisionAccount, rssMiB, startService } from ".
 const MINUTES = Number(process.env["SOAK_MINUTES"] ?? 10);
 const KILLS = Number(process.env["SOAK_KILLS"] ?? 0);
 const SAMPLE_SECONDS = Number(process.env["SAMPLE_SECONDS"] ?? 30);
-/** A key's own pace: under the 10 per minute its plan allows. */
+/** A key's own pace: under the rate per minute its plan allows (PLANS). */
 const PACE_MS = 7_000;
 const TEMPLATES = [
   "social/instagram-square",
@@ -156,7 +156,7 @@ const paced = async (account: Account, key: string) => {
   }
 };
 
-/** Twenty profile requests at once every minute: the burst of 15 passes, the rest are refused with 429. */
+/** Twenty profile requests at once every minute: the plan's burst passes, the rest are refused with 429. */
 const burster = async (key: string) => {
   while (Date.now() < until) {
     const replies = await Promise.all(Array.from({ length: 20 }, () => client().request("GET", "/api/user/profile", { key }).catch(dropped)));

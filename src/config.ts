@@ -106,7 +106,6 @@ export interface Config {
   readonly resultTtlSeconds: number;
   /** How long a quota reservation holds its unit when its instance dies before committing or releasing it. */
   readonly quotaReservationTtlSeconds: number;
-  /** Overrides the plans' per-key rate when both are set (load tests); unset: the spec's 15 burst, 10/min. */
   /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
   readonly sqliteSynchronous: "normal" | "full";
   /** The text-recognition adapter: tesseract.js (every language) or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
@@ -117,6 +116,7 @@ export interface Config {
   /** Memory the idle OCR workers may hold (least recently used stopped beyond it). */
   readonly ocrIdleMemoryBytes: number;
   readonly eventStore: EventStoreSelection;
+  /** Overrides the plans' per-key rate when both are set (load tests); unset: each plan's own (PLANS, src/domain/plan.ts). */
   readonly rateOverride: { readonly burst: number; readonly perMinute: number } | undefined;
   readonly engineConcurrency: number;
   /** Jobs that may wait for an engine, counted; undefined: only the memory budget and the deadline bound the line. */

@@ -1,4 +1,5 @@
-import { findTemplate, type Template, type TemplateOutput, type TemplateStep } from "./template-catalog/template-catalog.ts";
+import { type Template, type TemplateOutput, type TemplateStep } from "./template-catalog/template.ts";
+import { findTemplate } from "./template-catalog/template-catalog.ts";
 
 /**
  * `format: "auto"` on /generate: the result URL picks AVIF, WebP or JPEG by the fetching browser's

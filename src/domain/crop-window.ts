@@ -1,4 +1,4 @@
-import type { Template } from "./template-catalog/template-catalog.ts";
+import type { Template } from "./template-catalog/template.ts";
 
 /**
  * Where a crop-to-fill takes its window: pure geometry over the image's size, the box's shape and

@@ -1,4 +1,4 @@
-import type { OutputFormat } from "./template-catalog/template-catalog.ts";
+import type { OutputFormat } from "./template-catalog/template.ts";
 
 /**
  * Which representation of a stored result a result URL serves. A JPEG result is a photo without

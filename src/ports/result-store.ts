@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect";
-import type { OutputFormat } from "../domain/template-catalog/template-catalog.ts";
+import type { OutputFormat } from "../domain/template-catalog/template.ts";
 import type { DependencyUnavailable } from "./errors.ts";
 
 /** Where transformation results wait to be fetched through their signed URL. */

@@ -4,7 +4,8 @@ import { BlazeFaceDetectorLive } from "../../src/adapters/faces/blazeface-face-d
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
 import type { Box, Focus } from "../../src/domain/crop-window.ts";
-import { type Template, TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
+import { type Template } from "../../src/domain/template-catalog/template.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 import { FaceDetector, type FaceDetectorShape } from "../../src/ports/engines/face-detector.ts";
 import type { Framing } from "../../src/ports/engines/image.ts";
 import { type FacePhoto, faceSet } from "../fixtures/faces/face-set.ts";

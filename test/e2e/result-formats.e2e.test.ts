@@ -5,7 +5,7 @@ import { Effect, Option } from "effect";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresResultStoreLayer } from "../../src/adapters/results/postgres-result-store.ts";
-import type { OutputFormat } from "../../src/domain/template-catalog/template-catalog.ts";
+import type { OutputFormat } from "../../src/domain/template-catalog/template.ts";
 import { ResultStore, type StoredResult } from "../../src/ports/result-store.ts";
 import { launchCard, logoPng } from "../support/account-template-fixtures.ts";
 import type { Reply } from "../support/https-client.ts";

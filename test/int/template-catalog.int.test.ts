@@ -3,7 +3,8 @@ import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
-import { type Template, TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
+import { type Template } from "../../src/domain/template-catalog/template.ts";
+import { TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 import type { RenderedImage, ValidatedImage } from "../../src/ports/engines/image.ts";
 import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
 import {

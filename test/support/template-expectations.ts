@@ -1,4 +1,4 @@
-import type { TemplateStep } from "../../src/domain/template-catalog/template-catalog.ts";
+import type { TemplateStep } from "../../src/domain/template-catalog/template.ts";
 
 /** What a rendered template should look like, for the tests that render every template. */
 

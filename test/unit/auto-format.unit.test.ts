@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addsTransparency, autoFormatOutput, autoFormatRefusal, canvasAutoFormatRefusal } from "../../src/domain/auto-format.ts";
-import { findTemplate, type Template, TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
+import { type Template } from "../../src/domain/template-catalog/template.ts";
+import { findTemplate, TEMPLATES } from "../../src/domain/template-catalog/template-catalog.ts";
 
 const template = (type: string, name: string): Template => {
   const lookup = findTemplate(type, name);

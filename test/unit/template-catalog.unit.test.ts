@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findTemplate, needsPersonMask, outputBox, TEMPLATES, templateTypes } from "../../src/domain/template-catalog/template-catalog.ts";
+import { needsPersonMask, outputBox } from "../../src/domain/template-catalog/template.ts";
+import { findTemplate, TEMPLATES, templateTypes } from "../../src/domain/template-catalog/template-catalog.ts";
 
 describe("the template catalog", () => {
   it("offers at least 30 templates in at least 7 types", () => {

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
 import { type Box, type Face, type Focus, needsFaces, placeCropWindow, type Size, transformFace } from "../../domain/crop-window.ts";
-import type { TemplateStep } from "../../domain/template-catalog/template-catalog.ts";
+import type { TemplateStep } from "../../domain/template-catalog/template.ts";
 import type { FaceDetectorShape } from "../../ports/engines/face-detector.ts";
 import type { Framing, ValidatedImage } from "../../ports/engines/image.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";

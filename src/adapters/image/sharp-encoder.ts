@@ -1,5 +1,5 @@
 import type { Sharp } from "sharp";
-import type { TemplateOutput } from "../../domain/template-catalog/template-catalog.ts";
+import type { TemplateOutput } from "../../domain/template-catalog/template.ts";
 
 /** How a finished image is written out in each output format, at the output's quality. */
 export const encoder = (image: Sharp, output: Pick<TemplateOutput, "format" | "quality">): Sharp => {

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect";
 import sharp, { type Sharp } from "sharp";
 import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
-import type { TemplateStep } from "../../domain/template-catalog/template-catalog.ts";
+import type { TemplateStep } from "../../domain/template-catalog/template.ts";
 import { FaceDetector, type FaceDetectorShape } from "../../ports/engines/face-detector.ts";
 import type { RenderedImage, RenderedTemplate, ValidatedImage } from "../../ports/engines/image.ts";
 import type { Framing } from "../../ports/engines/image.ts";

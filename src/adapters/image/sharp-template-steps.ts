@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import sharp, { type Sharp } from "sharp";
-import type { TemplateStep } from "../../domain/template-catalog/template-catalog.ts";
+import type { TemplateStep } from "../../domain/template-catalog/template.ts";
 import type { Raster } from "./raster.ts";
 
 export interface Size {

@@ -12,7 +12,7 @@ export interface KvRateLimiterOptions {
   readonly namespace: string;
   /**
    * A bucket untouched this long is removed, and counts as full when next used: keep it longer
-   * than any policy takes to refill (15 burst at 10/min: 90 s).
+   * than any policy takes to refill from empty (its burst over its rate per minute: PLANS, src/domain/plan.ts).
    */
   readonly idleTtlMs?: number;
 }

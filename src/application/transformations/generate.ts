@@ -14,8 +14,8 @@ import { decodeImagePayload } from "./image-payload.ts";
 import { entitle, runTransformation } from "./run-transformation.ts";
 import { storeResult } from "./store-result.ts";
 
-/** The templateType that names one of the calling account's own templates (by name or id). */
-export const CUSTOM_TEMPLATE_TYPE = "custom" as const;
+/** The templateType (the API says "custom") that names one of the calling account's templates (by name or id). */
+export const ACCOUNT_TEMPLATE_TYPE = "custom" as const;
 
 /** A catalog template's call: the pair is checked against the catalog here, each value already one the catalog knows. */
 export interface CatalogTemplateCall {
@@ -26,12 +26,12 @@ export interface CatalogTemplateCall {
   readonly format?: GenerateFormat;
 }
 
-type CustomTemplateCall = AccountTemplateCall & { readonly templateType: typeof CUSTOM_TEMPLATE_TYPE };
+type GenerateAccountTemplateCall = AccountTemplateCall & { readonly templateType: typeof ACCOUNT_TEMPLATE_TYPE };
 
 /** A catalog template's call, or an account template's (templateType custom). */
-export type GenerateInput = CatalogTemplateCall | CustomTemplateCall;
+export type GenerateInput = CatalogTemplateCall | GenerateAccountTemplateCall;
 
-const isCustom = (input: GenerateInput): input is CustomTemplateCall => input.templateType === CUSTOM_TEMPLATE_TYPE;
+const isAccountTemplateCall = (input: GenerateInput): input is GenerateAccountTemplateCall => input.templateType === ACCOUNT_TEMPLATE_TYPE;
 
 /** How the audit trail records the focus and the format asked for. */
 const choiceParameters = ({ focus, format }: GenerateInput): Readonly<Record<string, string>> => ({
@@ -46,7 +46,7 @@ const catalogWork = (principal: Principal, input: CatalogTemplateCall) =>
   Effect.gen(function* () {
     const lookup = findTemplate(input.templateType, input.template, TEMPLATES);
     if (!lookup.found) {
-      const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}${lookup.field === "templateType" ? `, or ${CUSTOM_TEMPLATE_TYPE} for your own templates` : ""}.`;
+      const message = `Unknown ${lookup.field} "${echo(input[lookup.field])}". Allowed: ${lookup.allowed.join(", ")}${lookup.field === "templateType" ? `, or ${ACCOUNT_TEMPLATE_TYPE} for your own templates` : ""}.`;
       return yield* new InvalidRequest({ message, details: [{ path: lookup.field, message }] });
     }
     const refusal = input.format === "auto" ? autoFormatRefusal(lookup.template) : undefined;
@@ -79,13 +79,13 @@ const catalogWork = (principal: Principal, input: CatalogTemplateCall) =>
   });
 
 /** An account template's work: its design drawn with the call's image, text and images. */
-const customWork = (principal: Principal, input: AccountTemplateCall) =>
+const drawAccountTemplate = (principal: Principal, input: AccountTemplateCall) =>
   Effect.gen(function* () {
     const { template, process, variants } = yield* accountTemplateWork(principal, input);
     const entitled = yield* entitle(principal, "generate");
     const parameters = {
       template: template.name,
-      templateType: CUSTOM_TEMPLATE_TYPE,
+      templateType: ACCOUNT_TEMPLATE_TYPE,
       templateId: template.templateId,
       templateVersion: String(template.version),
       ...(input.variants ? { variants: variants.join(",") } : {}),
@@ -101,7 +101,7 @@ const customWork = (principal: Principal, input: AccountTemplateCall) =>
  */
 export const generate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
-    const work = yield* isCustom(input) ? customWork(principal, input) : catalogWork(principal, input);
+    const work = yield* isAccountTemplateCall(input) ? drawAccountTemplate(principal, input) : catalogWork(principal, input);
     const units = "units" in work ? work.units : 1;
     return yield* runTransformation(work.entitled, { ...work.parameters, ...choiceParameters(input) }, work.process, units);
   });

@@ -1,6 +1,7 @@
 import { Deferred, Effect, Option } from "effect";
 import { MEDIA_TYPES, negotiateFormat, negotiatesFormat } from "../../domain/negotiate-format.ts";
-import { findTemplate, type OutputFormat } from "../../domain/template-catalog/template-catalog.ts";
+import { type OutputFormat } from "../../domain/template-catalog/template.ts";
+import { findTemplate } from "../../domain/template-catalog/template-catalog.ts";
 import { EngineTenant } from "../../ports/engines/engine-tenant.ts";
 import { ImageEngine } from "../../ports/engines/image-engine.ts";
 import { ImageInspector } from "../../ports/engines/image-inspector.ts";

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect";
 import type { DesignLayout } from "../../domain/account-templates/account-template-design.ts";
 import type { Face, Focus } from "../../domain/crop-window.ts";
-import type { Template, TemplateOutput } from "../../domain/template-catalog/template-catalog.ts";
+import type { Template, TemplateOutput } from "../../domain/template-catalog/template.ts";
 import type { DependencyUnavailable, EngineBusy, EngineTimeout, InvalidImage } from "../errors.ts";
 import type { RenderedImage, RenderedTemplate, ValidatedImage } from "./image.ts";
 
