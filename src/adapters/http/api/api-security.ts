@@ -4,7 +4,7 @@ import type { ApiErrorTag } from "../errors/error-catalog.ts";
 import { IdempotencyKey } from "./idempotency-key.ts";
 
 /**
- * What the API definition's groups share (api-definition.ts, account-templates-api.ts): who may
+ * What the API's groups share (groups/<group>/<group>-api.ts): who may
  * call (ApiKey, OperatorToken), the errors every keyed, posted or billable operation can answer
  * with, and the Idempotency-Key header of a POST.
  */

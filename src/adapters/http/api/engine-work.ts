@@ -8,6 +8,6 @@ export type BodyLimits = { readonly [S in BodySize]: number };
 
 /**
  * An endpoint whose work waits on an engine: admitted by memory before its body is read, and its
- * body read within its size's limit. Annotated on the endpoint in api-definition.ts; mount.ts reads it.
+ * body read within its size's limit. Annotated on the endpoint in its group (groups/<group>/<group>-api.ts); mount.ts reads it.
  */
 export class EngineWork extends Context.Service<EngineWork, BodySize>()("image-transformation-api/EngineWork") {}

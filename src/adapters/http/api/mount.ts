@@ -23,8 +23,8 @@ import { sendError, sendSuccess, type SuccessSchema } from "./respond.ts";
 /**
  * The Koa router, built from the API definition: each endpoint's method, path, authentication,
  * admission, body limit, Idempotency-Key, payload and success schema are read from it, and its
- * handler is found by the endpoint's name. A route is one endpoint in api-definition.ts and one
- * handler in the record, which must name every endpoint and no other (or it does not compile).
+ * handler is found by the endpoint's name. A route is one endpoint in its group (groups/<group>/) and one
+ * handler in the group's record, which must name every endpoint and no other (or it does not compile).
  */
 
 type EndpointOf<Api> = Api extends HttpApi.HttpApi<string, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never;
@@ -58,6 +58,9 @@ export type Handler<E, R> = (request: RouteRequest<E>) => Effect.Effect<ReplyOf<
 
 /** One handler per endpoint, keyed by its name. */
 export type Handlers<Api, R> = { readonly [E in EndpointOf<Api> as HttpApiEndpoint.Identifier<E>]: Handler<E, R> };
+
+/** One handler per endpoint of a group (or of a union of groups), keyed by its name: a group's part of Handlers. */
+export type GroupHandlers<Group, R> = { readonly [E in HttpApiGroup.Endpoints<Group> as HttpApiEndpoint.Identifier<E>]: Handler<E, R> };
 
 export interface MountOptions {
   readonly run: RunEffect<AppServices>;

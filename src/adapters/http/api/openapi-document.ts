@@ -19,7 +19,7 @@ const openObjects = (value: unknown): unknown => {
   );
 };
 
-/** The try-on settings are the one closed object: a misspelt setting is refused rather than defaulted (api-schemas.ts). */
+/** The try-on settings are the one closed object: a misspelt setting is refused rather than defaulted (groups/transformations/transformation-schemas.ts). */
 const closeSettings = (schemas: Record<string, object>) => {
   const { propertyNames: _, patternProperties: __, ...settings } = schemas["TryOnSettingsInput"] as { propertyNames?: unknown; patternProperties?: unknown };
   schemas["TryOnSettingsInput"] = { ...settings, additionalProperties: false };

@@ -1,4 +1,6 @@
 import { Schema } from "effect";
+import { PLANS } from "../../../domain/plan.ts";
+import { takeToken } from "../../../domain/token-bucket.ts";
 import { type ErrorHeader, isReplayable } from "../errors/error-catalog.ts";
 import { API_VERSION, SECURITY_HEADERS } from "../middleware/security-headers.ts";
 
@@ -15,6 +17,10 @@ const header = <S extends Schema.Top>(identifier: string, schema: S, description
 
 const exactly = (name: keyof typeof SECURITY_HEADERS) => Schema.Literal(SECURITY_HEADERS[name]!);
 
+/** The examples of the RateLimit fields: a plan's rate (every plan shares one), and a full bucket after one request. */
+const rate = PLANS.free.rate;
+const afterOneRequest = takeToken(undefined, rate, 0);
+
 export const RESPONSE_HEADERS = {
   "X-Request-Id": header(
     "RequestIdHeader",
@@ -28,12 +34,12 @@ export const RESPONSE_HEADERS = {
   "RateLimit-Policy": header(
     "RateLimitPolicyHeader",
     Schema.String.check(Schema.isPattern(/^"per-key";q=\d{1,9};w=\d{1,9}$/u)),
-    'The key\'s rate policy (IETF RateLimit fields): q requests per w seconds, e.g. "per-key";q=15;w=90',
+    `The key's rate policy (IETF RateLimit fields): q requests per w seconds, e.g. "per-key";q=${rate.burst};w=${Math.round((rate.burst * 60) / rate.perMinute)}`,
   ),
   RateLimit: header(
     "RateLimitHeader",
     Schema.String.check(Schema.isPattern(/^"per-key";r=\d{1,9};t=\d{1,9}$/u)),
-    'What is left: r requests now, the bucket full again in t seconds, e.g. "per-key";r=14;t=6',
+    `What is left: r requests now, the bucket full again in t seconds, e.g. "per-key";r=${afterOneRequest.remaining};t=${afterOneRequest.resetSeconds}`,
   ),
   "Retry-After": header("RetryAfterHeader", Schema.String.check(Schema.isPattern(/^\d{1,9}$/u)), "Seconds to wait before retrying"),
   Allow: header("AllowHeader", Schema.String.check(Schema.isPattern(/^[A-Z]+(?:, [A-Z]+)*$/u)), "The methods the path takes"),

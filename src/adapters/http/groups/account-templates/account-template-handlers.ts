@@ -2,9 +2,9 @@ import { Effect } from "effect";
 import { createTemplate, deleteTemplate, getTemplate, reviseTemplate } from "../../../../application/account-templates/account-templates.ts";
 import type { TemplateVersion } from "../../../../domain/account-templates/account-template.ts";
 import { FONT_SCRIPTS, TEMPLATE_FONTS } from "../../../../domain/account-templates/account-template-design.ts";
-import type { ImageTransformationApi } from "../../api/api-definition.ts";
 import type { AppServices } from "../../api/app-services.ts";
-import type { Handlers } from "../../api/mount.ts";
+import type { GroupHandlers } from "../../api/mount.ts";
+import type { accountTemplates } from "./account-templates-api.ts";
 
 /** A kept template as the routes answer with it. */
 const templateData = ({ templateId, name, version, createdAt, updatedAt, design }: TemplateVersion) => ({
@@ -18,10 +18,8 @@ const templateData = ({ templateId, name, version, createdAt, updatedAt, design 
   ...(design.variants ? { variants: design.variants } : {}),
 });
 
-type AccountTemplateRoutes = "listTemplateFonts" | "createTemplate" | "getTemplate" | "reviseTemplate" | "deleteTemplate";
-
 /** The routes of an account's own templates, by their names in account-templates-api.ts. */
-export const accountTemplateHandlers: Pick<Handlers<typeof ImageTransformationApi, AppServices>, AccountTemplateRoutes> = {
+export const accountTemplateHandlers: GroupHandlers<typeof accountTemplates, AppServices> = {
   listTemplateFonts: () => Effect.succeed({ fonts: TEMPLATE_FONTS.map((family) => ({ family, scripts: FONT_SCRIPTS[family] })) }),
   createTemplate: ({ principal, payload }) => Effect.map(createTemplate(principal, payload), templateData),
   getTemplate: ({ principal, params }) => Effect.map(getTemplate(principal, params.id), templateData),

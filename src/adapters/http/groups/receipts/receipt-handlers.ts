@@ -1,11 +1,11 @@
 import { Effect } from "effect";
 import { consistencyProofOf, currentCheckpoint, inclusionProofOf, receiptsOf, statementOf } from "../../../../application/receipts/receipts.ts";
 import { NoteSigner } from "../../../../ports/note-signer.ts";
-import type { ImageTransformationApi } from "../../api/api-definition.ts";
 import type { AppServices } from "../../api/app-services.ts";
-import type { BinaryReply, Handlers } from "../../api/mount.ts";
+import type { BinaryReply, GroupHandlers } from "../../api/mount.ts";
 import { queryValue } from "../../api/query-value.ts";
 import { BillingPeriod, TreeSize, TreeSizes } from "./receipt-schemas.ts";
+import type { ledger, receipts } from "./receipts-api.ts";
 
 /**
  * The receipts log's routes (README, Receipts): the checkpoint and the verifier key in plain text,
@@ -14,9 +14,8 @@ import { BillingPeriod, TreeSize, TreeSizes } from "./receipt-schemas.ts";
  */
 const plainText = (text: string): BinaryReply => ({ bytes: new TextEncoder().encode(text), contentType: "text/plain; charset=utf-8", headers: {} });
 
-type ReceiptRoutes = "getLedgerCheckpoint" | "getLedgerKey" | "getConsistencyProof" | "getInclusionProof" | "getReceipts" | "getStatement";
-
-export const receiptHandlers: Pick<Handlers<typeof ImageTransformationApi, AppServices>, ReceiptRoutes> = {
+/** The routes of both groups of receipts-api.ts: the log's own (ledger) and the account's receipts. */
+export const receiptHandlers: GroupHandlers<typeof ledger | typeof receipts, AppServices> = {
   getLedgerCheckpoint: () => Effect.map(currentCheckpoint, ({ note }) => plainText(note)),
   getLedgerKey: () =>
     Effect.gen(function* () {

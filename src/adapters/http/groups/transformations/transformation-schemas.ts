@@ -1,20 +1,19 @@
 import { Schema } from "effect";
-import { DEFAULT_VARIANT, DESIGN_LIMITS } from "../../../domain/account-templates/account-template-design.ts";
-import { GENERATE_FORMATS } from "../../../domain/auto-format.ts";
-import { FOCUS_NAMES } from "../../../domain/crop-window.ts";
-import { URL_FORMATS } from "../../../domain/negotiate-format.ts";
-import { TEMPLATES, templateTypes } from "../../../domain/template-catalog/template-catalog.ts";
+import { DEFAULT_VARIANT, DESIGN_LIMITS } from "../../../../domain/account-templates/account-template-design.ts";
+import { GENERATE_FORMATS } from "../../../../domain/auto-format.ts";
+import { FOCUS_NAMES } from "../../../../domain/crop-window.ts";
 import {
   DEFAULT_TRYON_SETTINGS,
   TRYON_SETTING_DESCRIPTIONS,
   TRYON_SETTING_NAMES,
   TRYON_SETTING_VALUES,
   type TryOnSettingName,
-} from "../../../domain/tryon-settings.ts";
-import { maxCombinedOcrLanguages, ocrAutoLanguage, ocrLanguages, ocrOutputFormats } from "../../../ports/engines/ocr-engine.ts";
+} from "../../../../domain/tryon-settings.ts";
+import { maxCombinedOcrLanguages, ocrAutoLanguage, ocrLanguages, ocrOutputFormats } from "../../../../ports/engines/ocr-engine.ts";
+import { oneOf, TemplateName, TemplateType } from "../../api/field-schemas.ts";
 
 /**
- * Request bodies as the API accepts them, and as they are decoded: what the document says is what
+ * The transformations' request bodies as the API accepts them, and as they are decoded: what the document says is what
  * the service takes. Allowed values come from the catalogs the use cases check against. Unknown
  * properties are ignored (changes are additive), except in `settings`, where a misspelt setting
  * would silently fall back to its default. Image fields are any string here: an empty or
@@ -26,10 +25,6 @@ const ImageData = Schema.String.annotate({
   description: "base64, or a data URL (data:image/…;base64,…)",
   message: "must be a string: base64, or a data URL",
 });
-
-/** One of `values`; a refusal lists them. */
-const oneOf = <const Values extends readonly [string, ...Array<string>]>(values: Values) =>
-  Schema.Literals(values).annotate({ message: `must be one of ${values.join(", ")}` });
 
 const settingSchema = (name: TryOnSettingName) =>
   oneOf(TRYON_SETTING_VALUES[name]).annotate({
@@ -89,18 +84,6 @@ export const OcrBody = Schema.Struct({
   outputFormat: Schema.optionalKey(OcrOutputFormat),
 }).annotate({ identifier: "OcrRequest", description: "language defaults to auto, outputFormat to text" });
 
-const uniqueNames = (names: ReadonlyArray<string>) => [...new Set(names)] as unknown as readonly [string, ...Array<string>];
-
-export const TemplateName = oneOf(uniqueNames(TEMPLATES.map((t) => t.template))).annotate({
-  identifier: "TemplateName",
-  description: "a template of GET /templates, e.g. instagram-square",
-});
-export const TemplateType = oneOf(uniqueNames(templateTypes(TEMPLATES))).annotate({
-  identifier: "TemplateType",
-  message: `must be one of ${uniqueNames(templateTypes(TEMPLATES)).join(", ")}, or custom for your own templates`,
-  description: "a template's type, e.g. social",
-});
-
 const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }));
 
 export const Focus = Schema.Union([
@@ -125,12 +108,6 @@ export const GenerateFormat = oneOf(GENERATE_FORMATS).annotate({
     "auto: the resultUrl serves AVIF, WebP or JPEG as the fetching browser's Accept header prefers (Vary: Accept), the result kept as a JPEG " +
     "(data.format jpeg; an upload's transparency flattened on white). Left out: the template's own format (JPEG templates negotiate anyway). " +
     "A template whose result is transparent or a lossless PNG (GET /templates: autoFormat false) refuses it with 400",
-});
-
-/** A catalog template's type, or custom: one of the calling account's own templates (what a result says it was made with). */
-export const GenerateTemplateType = oneOf([...uniqueNames(templateTypes(TEMPLATES)), "custom"]).annotate({
-  identifier: "GenerateTemplateType",
-  description: "a catalog template's type (GET /templates), or custom for one of your own templates (POST /templates)",
 });
 
 /**
@@ -208,10 +185,4 @@ const CustomGenerateRequest = Schema.Struct({
 export const GenerateBody = Schema.Union([CatalogGenerateRequest, CustomGenerateRequest]).annotate({
   identifier: "GenerateImageRequest",
   description: "a catalog template applied to an image, or (templateType custom) one of your own templates drawn",
-});
-
-/** ?format= on a result URL: outside its signature, since it only picks a representation of the same result (docs/api-decisions.md). */
-export const ResultFormat = oneOf(URL_FORMATS).annotate({
-  identifier: "ResultFormat",
-  description: `the result in this format (${URL_FORMATS.join(", ")}), whatever the Accept header says; made once, then kept for the result's life`,
 });

@@ -1,0 +1,64 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api";
+import { TEMPLATES, templateTypes } from "../../../../domain/template-catalog/template-catalog.ts";
+import { ApiKey, idempotencyHeader, TRANSFORMATION } from "../../api/api-security.ts";
+import { EngineWork } from "../../api/engine-work.ts";
+import { Success } from "../../api/response-schemas.ts";
+import { errorResponses } from "../../errors/documented-errors.ts";
+import { GenerateImageData, OcrData, VirtualTryOnData } from "./transformation-reply-schemas.ts";
+import { GenerateBody, OcrBody, VirtualTryOnBody } from "./transformation-schemas.ts";
+
+export const GenerateImageResponse = Success("GenerateImageReply", GenerateImageData);
+export const VirtualTryOnResponse = Success("VirtualTryOnReply", VirtualTryOnData);
+export const RecognizeTextResponse = Success("RecognizeTextReply", OcrData);
+
+/** The billable operations, each waiting on an engine; part of the API's definition (api-definition.ts). */
+export const transformations = HttpApiGroup.make("transformations", { topLevel: true })
+  .add(
+    HttpApiEndpoint.post("generateImage", "/generate", {
+      headers: idempotencyHeader,
+      payload: GenerateBody,
+      success: GenerateImageResponse.annotate({ description: "The transformed image, stored; resultUrl works without a key until expiresAt" }),
+      error: errorResponses("Transformation", TRANSFORMATION),
+    })
+      .annotate(EngineWork, "oneImage")
+      .annotate(OpenApi.Summary, "Apply a catalog template to an image")
+      .annotate(
+        OpenApi.Description,
+        `Template types: ${templateTypes(TEMPLATES).join(", ")}. GET /templates lists every template with the plans that include it.`,
+      ),
+    HttpApiEndpoint.post("recognizeText", "/ocr", {
+      headers: idempotencyHeader,
+      payload: OcrBody,
+      success: RecognizeTextResponse.annotate({ description: 'The text, with the format\'s own field; an image with no text gives text ""' }),
+      error: errorResponses("Transformation", [...TRANSFORMATION, "UnsupportedLanguage"]),
+    })
+      .annotate(EngineWork, "oneImage")
+      .annotate(OpenApi.Summary, "Read the text of an image or a document")
+      .annotate(
+        OpenApi.Description,
+        "Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; " +
+          "every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); " +
+          "more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. " +
+          "Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. " +
+          "outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, " +
+          "stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. " +
+          "With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none).",
+      ),
+    HttpApiEndpoint.post("virtualTryOn", "/virtual-tryon", {
+      headers: idempotencyHeader,
+      payload: VirtualTryOnBody,
+      success: VirtualTryOnResponse.annotate({ description: "The composite, stored; settings echoes what was applied, defaults filled in" }),
+      error: errorResponses("TryOn", [...TRANSFORMATION, "UnusableTryOnInput"]),
+    })
+      .annotate(EngineWork, "twoImages")
+      .annotate(OpenApi.Summary, "Dress the person in the garment (pro and enterprise plans)")
+      .annotate(
+        OpenApi.Description,
+        "A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, " +
+          "warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost.",
+      ),
+  )
+  .middleware(ApiKey)
+  .annotateMerge(
+    OpenApi.annotations({ title: "Transformations", description: "Billable operations: each success is one transformation of the month's quota." }),
+  );
