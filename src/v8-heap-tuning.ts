@@ -11,7 +11,7 @@ import v8 from "node:v8";
  * Under a burst of large uploads that memory also let the heap's limit grow by 100 % per full GC,
  * so garbage Buffers piled up: 120 concurrent 3000×2000 JPEGs peaked at 1,155-1,548 MiB above
  * idle. Growing by 20 % at a time keeps the peak lower at the same generate throughput (see
- * the README's Benchmarks).
+ * docs/benchmarks.md).
  * Imported first by main.ts, so that it holds from the first allocation. A Node whose V8 lacks
  * the flag prints that it does not know it, and runs on with the default.
  */

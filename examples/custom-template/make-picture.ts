@@ -5,7 +5,7 @@ import { launchCard } from "../../test/support/account-template-fixtures.ts";
 import { provisionAccount, startService } from "../../test/support/service-process.ts";
 
 /**
- * The README's worked example for templates of your own, run against the real service: the body of
+ * The worked example of docs/account-templates.md, run against the real service: the body of
  * its `POST /api/templates` (a logo of our own drawing), then its `POST /api/generate` with a
  * portrait (NASA's Eileen Collins, public domain, test/fixtures/tryon), and the result saved as
  * docs/template-example.png. Usage: node examples/custom-template/make-picture.ts

@@ -17,7 +17,7 @@ import { itsctl, provisionAccount, type ServiceProcess, startService } from "../
 const run = promisify(execFile);
 const VERIFY_BILL = path.resolve(import.meta.dirname, "../../verifier/verify-bill.mjs");
 const PASSWORD = "correct horse battery staple";
-/** CONSOLE_SCREENSHOTS=1 also writes the README's docs/console-bill.png, as console.e2e.test.ts does its own. */
+/** CONSOLE_SCREENSHOTS=1 also writes docs/console-bill.png, as console.e2e.test.ts does its own. */
 const SCREENSHOTS = process.env["CONSOLE_SCREENSHOTS"] === "1" ? path.resolve(import.meta.dirname, "../../docs") : undefined;
 const screenshot = async (page: Page, name: string) => {
   if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });

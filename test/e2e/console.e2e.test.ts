@@ -8,7 +8,7 @@ import { itsctl, type ServiceProcess, startService } from "../support/service-pr
 
 /**
  * Issue 12: the account console in a real browser (Debian's chromium) against the real service
- * process, with the real CLI. CONSOLE_SCREENSHOTS=1 also writes the README's docs/console-*.png.
+ * process, with the real CLI. CONSOLE_SCREENSHOTS=1 also writes docs/console-*.png.
  */
 let service: ServiceProcess;
 let browser: Browser;
@@ -243,7 +243,7 @@ describe("the account console", () => {
   it("works without JavaScript at a phone's width: every action a plain form, nothing scrolls sideways", async () => {
     const { accountId, email } = await openAccount("free");
     const { context, page, cspViolations } = await newPage({ width: 390, javaScript: false });
-    /** No page reaches past the phone's width; `picture`: the README shows this one. */
+    /** No page reaches past the phone's width; `picture`: docs/console.md shows this one. */
     const fits = async (name: string, picture = false) => {
       expect(await overflowX(page), name).toBeLessThanOrEqual(0);
       if (picture) await screenshot(page, `phone-${name}`);

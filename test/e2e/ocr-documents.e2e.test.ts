@@ -206,7 +206,7 @@ describe("hostile PDFs", () => {
         expect(ms, what).toBeLessThan(2000);
         // Known: the 10 MiB cases stall the event loop 380-440 ms on that slower machine (63 ms on the
         // earlier ones): the body's decoding and the PDF's pre-scan run on it. Moving the scan into the
-        // document thread is the fix (README, Documents); until then the bound only rules out seconds.
+        // document thread is the fix (docs/ocr.md, Documents); until then the bound only rules out seconds.
         expect(health.longestMs, what).toBeLessThan(600);
       }
       console.log(`hostile PDFs, whole request: ${timings.join("; ")}`);

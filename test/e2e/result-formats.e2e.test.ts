@@ -15,7 +15,7 @@ import { dropSchemas, freshSchemaName, postgresUrl } from "../support/postgres.t
 import { makeDataDir, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
- * Result URLs in the format the browser takes (README, Results): two service processes on one
+ * Result URLs in the format the browser takes (docs/api.md, Result formats): two service processes on one
  * PostgreSQL result store, over HTTPS. The store is read here too, to see each variant made once
  * and kept, and that the other instance serves the kept one instead of transcoding again.
  */

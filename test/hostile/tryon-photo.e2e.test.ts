@@ -9,7 +9,7 @@ import { peakRssMiB, provisionAccount, type ServiceProcess, startService } from 
  * resolution in JavaScript loops on the event loop (12 MP: /healthz waited 3.7 s; 40 MP: a 16.8 s
  * freeze, RSS 0.9 → 2.7 GB). Now the analysis runs at the working resolution in the try-on
  * thread and libvips composes the full-size result, so the instance keeps answering and memory
- * stays bounded (README, "Try-on: photo size, time and memory").
+ * stays bounded (docs/virtual-tryon.md, "Try-on: photo size, time and memory").
  */
 let service: ServiceProcess;
 let key: string;

@@ -36,7 +36,7 @@ describe("a store made before chaining", () => {
     const env = legacyStore();
     const before = await itsctl(env, ["audit", "--verify-only"]);
     expect(before.stdout).toContain("11 event(s) unchained before position (none chained yet)");
-    // Written days ago and never sealed: the audit fails until it is (README: seal after the upgrade).
+    // Written days ago and never sealed: the audit fails until it is (docs/audit-and-receipts.md: seal after the upgrade).
     expect(before.stdout).toContain("DAMAGE in stream ledger-seals at revision 0: seal missing (the store holds events since 2026-10-14T10:00:00.000Z");
     expect(before.code).toBe(1);
 

@@ -14,8 +14,8 @@ import { DECODER_NAME, expectedSize } from "../support/template-expectations.ts"
  * Every template on the smallest images the limits allow (issue 24, case 8: local-contrast failed
  * for any side up to 15 px, denoise below 3 px, both with a 500). Sides of 1 to 64 px in any aspect
  * ratio, channel count and input format go through the real inspector, sharp engine and selfie
- * segmenter; each must render at the size and in the format its steps say. The README's rule for
- * small images: no template refuses one, so there is no 422 to allow for here.
+ * segmenter; each must render at the size and in the format its steps say. The rule for small images
+ * (docs/api.md): no template refuses one, so there is no 422 to allow for here.
  */
 
 const inspector = makeSharpImageInspector();

@@ -34,7 +34,7 @@ export const startService = async (options: { dataDir?: string; env?: Record<str
   // Logs go to a file, as they would to a log collector: nothing in this process has to drain a pipe.
   const logPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "its-log-")), "service.log");
   const log = fs.openSync(logPath, "a");
-  // As `npm start` and the image run it: two malloc arenas (README, Operations → Memory).
+  // As `npm start` and the image run it: two malloc arenas (docs/operations.md, Operations → Memory).
   const child: ChildProcess = spawn(NODE, ["src/main.ts"], { cwd: ROOT, env: { MALLOC_ARENA_MAX: "2", ...process.env, ...env }, stdio: ["ignore", log, log] });
   fs.closeSync(log);
   const logs = () => fs.readFileSync(logPath, "utf8");

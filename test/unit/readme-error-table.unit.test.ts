@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { ERROR_CATALOG, INTERNAL_ERROR } from "../../src/adapters/http/errors/error-catalog.ts";
 
 /**
- * The README's error table against the error catalog: every status and code the service can answer
+ * The error table of docs/api.md (once the README's) against the error catalog: every status and code the service can answer
  * is listed, and nothing else. A domain rule's own code (409) is the catalog's open entry.
  */
-const README = fs.readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8");
+const README = fs.readFileSync(path.resolve(import.meta.dirname, "../../docs/api.md"), "utf8");
 
 const tableRows = (): ReadonlyArray<{ readonly status: number; readonly codes: ReadonlyArray<string>; readonly open: boolean }> => {
   const start = README.indexOf("| HTTP | `error.code` | when |");
@@ -25,7 +25,7 @@ const tableRows = (): ReadonlyArray<{ readonly status: number; readonly codes: R
   });
 };
 
-describe("the README's error table", () => {
+describe("the error table of docs/api.md", () => {
   it("lists exactly the catalog's statuses and codes", () => {
     const rows = tableRows();
     expect(rows.length).toBeGreaterThan(10);

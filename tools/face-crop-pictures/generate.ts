@@ -10,7 +10,7 @@ import { DependencyUnavailable } from "../../src/ports/errors.ts";
 import { faceSet } from "../../test/fixtures/faces/face-set.ts";
 
 /**
- * Writes the README's face-crop picture (docs/face-crops.jpg) with the engine as it is: per row,
+ * Writes the face-crop picture (docs/face-crops.jpg) with the engine as it is: per row,
  * a photo of the face set with the faces found (yellow), the window taken faces first (green) and
  * by attention alone, the old behaviour (red); then both results.
  *

@@ -9,7 +9,7 @@ import { openLayer } from "../../test/fixtures/tryon/open-layer.ts";
 import { astronaut, crossedArmFigure, longSleeveShirt, tshirt } from "../../test/fixtures/tryon/tryon-fixtures.ts";
 
 /**
- * Writes the README's try-on pictures with the engine as it is, default settings: each is the
+ * Writes the try-on pictures (docs/virtual-tryon.md) with the engine as it is, default settings: each is the
  * person photo, the product shot and the result side by side. The photos: the NASA portrait of
  * Eileen Collins (public domain), the drawn person whose forearm crosses the torso, and the US
  * Navy portrait of Grace Hopper in uniform (public domain) at realismLevel high, the setting that

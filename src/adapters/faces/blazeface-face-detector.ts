@@ -15,7 +15,7 @@ const DETECTION_NICENESS = 10;
  * FaceDetector on BlazeFace, run by onnxruntime-node in a thread of its own (face-thread.ts), so
  * no photo holds up the event loop. The thread (the model verified, converted and warmed) starts
  * with the first detection, not with the service: warm at start it held ~70 MiB of an idle
- * service's memory, past the 400 MiB an idle instance may use (README, OCR languages). A thread
+ * service's memory, past the 400 MiB an idle instance may use (docs/ocr.md, OCR languages). A thread
  * that fails to start fails that request with 503, and the next one tries again. The image
  * engine's capacity bounds how many detections wait for the thread.
  * Two onnxruntime threads by default, which sleep between operators instead of spinning (spinning,

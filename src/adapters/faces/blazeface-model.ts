@@ -16,7 +16,7 @@ import { BLAZEFACE_GRIDS, decodeGrid, suppressOverlaps } from "./blazeface-decod
  * Cost (one core, at the median, loaded AVX-512 machine, onnxruntime 1.30): a 576×384 fine run
  * ~17 ms (three quarters of it in the layers at half the canvas's resolution, the first 5×5
  * convolution alone a fifth; onnxruntime's profile), the 256-pixel run ~5 ms; the fine run is
- * most of what detection adds to a crop, when it runs (README, Benchmarks).
+ * most of what detection adds to a crop, when it runs (docs/benchmarks.md).
  */
 const MIN_SCORE = 0.75;
 const MAX_IOU = 0.3;

@@ -3,7 +3,7 @@ import type { Design, Layer } from "./account-template-design.ts";
 /**
  * The launch card of issue 27, the one copy of it: a photo on the left, a headline beside it, a logo
  * and a rule below. The console offers it, without a logo, as the start of a new template (valid as
- * it stands); the README's worked example and the tests make it with one.
+ * it stands); the worked example of docs/account-templates.md and the tests make it with one.
  */
 export const launchCardDesign = ({
   name = "launch-card",

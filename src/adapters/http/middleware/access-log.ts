@@ -2,7 +2,7 @@ import type { Middleware } from "koa";
 import type { Logger } from "pino";
 import { echo } from "../../../domain/echo.ts";
 
-/** Paths are the client's text: a line quotes at most this many characters of one (README, Security). */
+/** Paths are the client's text: a line quotes at most this many characters of one (docs/security.md). */
 export const LOGGED_PATH_MAX_CHARACTERS = 256;
 
 /** A request's line: at level error for a 5xx, else info. Requests refused outside the app (servers.ts) write theirs here too. */

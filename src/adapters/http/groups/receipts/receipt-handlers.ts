@@ -8,7 +8,7 @@ import { BillingPeriod, TreeSize, TreeSizes } from "./receipt-schemas.ts";
 import type { ledger, receipts } from "./receipts-api.ts";
 
 /**
- * The receipts log's routes (README, Receipts): the checkpoint and the verifier key in plain text,
+ * The receipts log's routes (docs/audit-and-receipts.md, Receipts): the checkpoint and the verifier key in plain text,
  * as signed-note tools read them; proofs and statements in the usual envelope. Query values come as
  * sent and are held to the schemas the document shows for them.
  */

@@ -2,7 +2,7 @@ import { Schema, SchemaTransformation } from "effect";
 import { FEATURES } from "../../../../domain/plan.ts";
 import { RECEIPT_KINDS } from "../../../../domain/receipts/receipt.ts";
 
-/** The receipts log's bodies in the API (README, Receipts): what customers keep and check. */
+/** The receipts log's bodies in the API (docs/audit-and-receipts.md, Receipts): what customers keep and check. */
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 const Base64Hash = Schema.String.annotate({ identifier: "MerkleHash", description: "a SHA-256 hash of the receipts log's Merkle tree, base64" });
 const Hashes = Schema.Array(Base64Hash);

@@ -14,7 +14,7 @@ const plainText = (identifier: string, description: string) =>
   Schema.String.annotate({ identifier, description }).pipe(HttpApiSchema.asText({ contentType: "text/plain" }));
 
 /**
- * The receipts log (README, Receipts), part of the API's definition (api-definition.ts): the log's
+ * The receipts log (docs/audit-and-receipts.md, Receipts), part of the API's definition (api-definition.ts): the log's
  * own routes (ledger), open to anyone who checks it, and the account's receipts, proofs and statements.
  */
 export const ledger = HttpApiGroup.make("ledger", { topLevel: true })
