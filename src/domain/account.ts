@@ -4,7 +4,6 @@ import type { PlanId } from "./plan.ts";
 
 /** An account holds a plan and the API keys that act for it. Stream: `account-<accountId>`. */
 export const accountStream = (accountId: string): string => `account-${accountId}`;
-export const ACCOUNT_STREAM_PREFIX = "account-";
 
 export type AccountEvent =
   | { readonly type: "AccountOpened"; readonly data: { accountId: string; email: string; name: string; plan: PlanId; at: string } }

@@ -7,7 +7,6 @@ import { accept, type Decider, type Decision, reject } from "./decider.ts";
  * Stream: `holder-<accountId>`.
  */
 export const holderStream = (accountId: string): string => `holder-${accountId}`;
-export const HOLDER_STREAM_PREFIX = "holder-";
 
 export const INVITATION_LIFETIME_MS = 24 * 60 * 60_000;
 export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;

@@ -36,6 +36,4 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = {
   },
 };
 
-export const isPlanId = (value: string): value is PlanId => (PLAN_IDS as ReadonlyArray<string>).includes(value);
-
 export const planIncludes = (plan: PlanId, feature: Feature): boolean => PLANS[plan].features.includes(feature);

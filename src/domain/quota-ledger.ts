@@ -9,7 +9,6 @@ import type { Feature } from "./plan.ts";
  * Stream: `quota-<accountId>-<period>`.
  */
 export const quotaStream = (accountId: string, periodId: string): string => `quota-${accountId}-${periodId}`;
-export const QUOTA_STREAM_PREFIX = "quota-";
 
 interface Attribution {
   readonly requestId: string;

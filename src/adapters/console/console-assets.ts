@@ -128,5 +128,3 @@ export const CONSOLE_ASSETS = {
   "console.css": { ...versioned(STYLESHEET), type: "text/css; charset=utf-8" },
   "console.js": { ...versioned(SCRIPT), type: "text/javascript; charset=utf-8" },
 } as const;
-
-export type ConsoleAssetName = keyof typeof CONSOLE_ASSETS;

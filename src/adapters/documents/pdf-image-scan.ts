@@ -75,140 +75,183 @@ const valueOf = (tokens: ReadonlyArray<Token>, key: string): Value | string => {
   return undefined;
 };
 
-export const pdfImageSizes = (bytes: Uint8Array): ReadonlyArray<PdfImageSize> => {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const images: Array<{ readonly width: Value; readonly height: Value }> = [];
+/** The scan's state, one pass over `buffer`. */
+interface Scan {
+  readonly buffer: Buffer;
+  /** Where the scan is. */
+  at: number;
+  readonly images: Array<{ readonly width: Value; readonly height: Value }>;
   /** Objects whose whole body is one integer, for widths and heights given by reference. */
-  const integers = new Map<number, number>();
+  readonly integers: Map<number, number>;
   /** The last two tokens outside any dictionary or array: `12 0` before `obj`, `obj 640` before `endobj`. */
-  let [older, old]: [Token, Token] = [OTHER, OTHER];
-  let objectNumber: number | undefined;
-  let depth = 0;
+  older: Token;
+  old: Token;
+  objectNumber: number | undefined;
+  depth: number;
   /** The tokens of the top-level dictionary being read (undefined when inside an array instead). */
-  let dictionary: Array<Token> | undefined;
+  dictionary: Array<Token> | undefined;
   /** The direct `/Length` of the last top-level dictionary: where its stream's data ends. */
-  let streamLength: number | undefined;
+  streamLength: number | undefined;
+}
 
-  const emit = (token: Token) => {
-    if (depth === 1 && dictionary !== undefined && dictionary.length < maxDictionaryTokens) dictionary.push(token);
-    if (depth > 0) return;
-    if (token.kind === "keyword" && token.value === "obj") {
-      objectNumber = older.kind === "number" && old.kind === "number" ? older.value : undefined;
-    }
-    if (
-      token.kind === "keyword" &&
-      token.value === "endobj" &&
-      objectNumber !== undefined &&
-      older.kind === "keyword" &&
-      older.value === "obj" &&
-      old.kind === "number"
-    ) {
-      integers.set(objectNumber, old.value);
-    }
-    [older, old] = [old, token];
-  };
-  /** Whether a number or keyword is read: only at the top level and in a top-level dictionary. */
-  const wanted = () => depth === 0 || (depth === 1 && dictionary !== undefined);
-
-  const closeDictionary = () => {
-    const tokens = dictionary ?? [];
-    dictionary = undefined;
-    const length = valueOf(tokens, "Length");
-    streamLength = typeof length === "number" ? length : undefined;
-    if (valueOf(tokens, "Subtype") === "Image") {
-      const [width, height] = [valueOf(tokens, "Width"), valueOf(tokens, "Height")];
-      images.push({ width: typeof width === "string" ? undefined : width, height: typeof height === "string" ? undefined : height });
-    }
-  };
-
-  /** Past a stream's data: where `/Length` says when `endstream` is there, else at the next `endstream`; the end if none. */
-  const skipStream = (from: number): number => {
-    let start = from;
-    if (buffer[start] === 0x0d) start++;
-    if (buffer[start] === 0x0a) start++;
-    const length = streamLength;
-    streamLength = undefined;
-    if (length !== undefined && length >= 0 && start + length <= buffer.length) {
-      let end = start + length;
-      while (end < buffer.length && isWhitespace(buffer[end]!)) end++;
-      if (buffer.toString("latin1", end, end + 9) === "endstream") return end + 9;
-    }
-    const end = buffer.indexOf("endstream", start, "latin1");
-    return end < 0 ? buffer.length : end + 9;
-  };
-
-  let at = 0;
-  while (at < buffer.length) {
-    const byte = buffer[at]!;
-    if (isWhitespace(byte)) {
-      at++;
-    } else if (byte === 0x25) {
-      // A comment, to the end of its line.
-      while (at < buffer.length && buffer[at] !== 0x0a && buffer[at] !== 0x0d) at++;
-    } else if (byte === 0x28) {
-      // A literal string: balanced parentheses, backslash escapes.
-      let nesting = 0;
-      for (; at < buffer.length; at++) {
-        const c = buffer[at];
-        if (c === 0x5c) at++;
-        else if (c === 0x28) nesting++;
-        else if (c === 0x29 && --nesting === 0) break;
-      }
-      at++;
-      emit(OTHER);
-    } else if (byte === 0x3c && buffer[at + 1] === 0x3c) {
-      at += 2;
-      if (depth === 0) dictionary = [];
-      else emit(OTHER);
-      depth++;
-    } else if (byte === 0x3c) {
-      // A hex string.
-      const end = buffer.indexOf(0x3e, at);
-      at = end < 0 ? buffer.length : end + 1;
-      emit(OTHER);
-    } else if (byte === 0x3e && buffer[at + 1] === 0x3e) {
-      at += 2;
-      depth = Math.max(0, depth - 1);
-      if (depth === 0) {
-        closeDictionary();
-        emit(OTHER);
-      }
-    } else if (byte === 0x5b) {
-      at++;
-      emit(OTHER);
-      depth++;
-    } else if (byte === 0x5d) {
-      at++;
-      depth = Math.max(0, depth - 1);
-      if (depth === 0) dictionary = undefined;
-    } else if (byte === 0x2f) {
-      // A name; #xx is the byte xx.
-      const start = ++at;
-      while (isRegular(buffer[at])) at++;
-      // Names matter only as a top-level dictionary's keys and values.
-      if (depth !== 1 || dictionary === undefined) {
-        emit(OTHER);
-        continue;
-      }
-      let name = buffer.toString("latin1", start, at);
-      if (name.includes("#"))
-        name = name.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(hexDigit(hex.charCodeAt(0)) * 16 + hexDigit(hex.charCodeAt(1))));
-      emit({ kind: "name", value: name });
-    } else if (isRegular(byte)) {
-      const start = at;
-      while (isRegular(buffer[at])) at++;
-      if (!wanted()) continue;
-      const token = wordToken(buffer.toString("latin1", start, at));
-      if (token.kind === "keyword" && token.value === "stream" && depth === 0) at = skipStream(at);
-      else emit(token);
-    } else {
-      at++;
-    }
+const emit = (scan: Scan, token: Token) => {
+  if (scan.depth === 1 && scan.dictionary !== undefined && scan.dictionary.length < maxDictionaryTokens) scan.dictionary.push(token);
+  if (scan.depth > 0) return;
+  const { older, old } = scan;
+  if (token.kind === "keyword" && token.value === "obj") {
+    scan.objectNumber = older.kind === "number" && old.kind === "number" ? older.value : undefined;
   }
+  if (
+    token.kind === "keyword" &&
+    token.value === "endobj" &&
+    scan.objectNumber !== undefined &&
+    older.kind === "keyword" &&
+    older.value === "obj" &&
+    old.kind === "number"
+  ) {
+    scan.integers.set(scan.objectNumber, old.value);
+  }
+  [scan.older, scan.old] = [old, token];
+};
+/** Whether a number or keyword is read: only at the top level and in a top-level dictionary. */
+const wanted = (scan: Scan) => scan.depth === 0 || (scan.depth === 1 && scan.dictionary !== undefined);
 
+const closeDictionary = (scan: Scan) => {
+  const tokens = scan.dictionary ?? [];
+  scan.dictionary = undefined;
+  const length = valueOf(tokens, "Length");
+  scan.streamLength = typeof length === "number" ? length : undefined;
+  if (valueOf(tokens, "Subtype") === "Image") {
+    const [width, height] = [valueOf(tokens, "Width"), valueOf(tokens, "Height")];
+    scan.images.push({ width: typeof width === "string" ? undefined : width, height: typeof height === "string" ? undefined : height });
+  }
+};
+
+/** Past a stream's data: where `/Length` says when `endstream` is there, else at the next `endstream`; the end if none. */
+const skipStream = (scan: Scan, from: number): number => {
+  const { buffer } = scan;
+  let start = from;
+  if (buffer[start] === 0x0d) start++;
+  if (buffer[start] === 0x0a) start++;
+  const length = scan.streamLength;
+  scan.streamLength = undefined;
+  if (length !== undefined && length >= 0 && start + length <= buffer.length) {
+    let end = start + length;
+    while (end < buffer.length && isWhitespace(buffer[end]!)) end++;
+    if (buffer.toString("latin1", end, end + 9) === "endstream") return end + 9;
+  }
+  const end = buffer.indexOf("endstream", start, "latin1");
+  return end < 0 ? buffer.length : end + 9;
+};
+
+/** Past a literal string: balanced parentheses, backslash escapes. */
+const literalStringEnd = (buffer: Buffer, from: number): number => {
+  let at = from;
+  let nesting = 0;
+  for (; at < buffer.length; at++) {
+    const c = buffer[at];
+    if (c === 0x5c) at++;
+    else if (c === 0x28) nesting++;
+    else if (c === 0x29 && --nesting === 0) break;
+  }
+  return at + 1;
+};
+
+/** A name; #xx is the byte xx. */
+const readName = (scan: Scan) => {
+  const { buffer } = scan;
+  const start = ++scan.at;
+  while (isRegular(buffer[scan.at])) scan.at++;
+  // Names matter only as a top-level dictionary's keys and values.
+  if (scan.depth !== 1 || scan.dictionary === undefined) {
+    emit(scan, OTHER);
+    return;
+  }
+  let name = buffer.toString("latin1", start, scan.at);
+  if (name.includes("#"))
+    name = name.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(hexDigit(hex.charCodeAt(0)) * 16 + hexDigit(hex.charCodeAt(1))));
+  emit(scan, { kind: "name", value: name });
+};
+
+/** A number or keyword; `stream` at the top level skips the stream's data. */
+const readWord = (scan: Scan) => {
+  const { buffer } = scan;
+  const start = scan.at;
+  while (isRegular(buffer[scan.at])) scan.at++;
+  if (!wanted(scan)) return;
+  const token = wordToken(buffer.toString("latin1", start, scan.at));
+  if (token.kind === "keyword" && token.value === "stream" && scan.depth === 0) scan.at = skipStream(scan, scan.at);
+  else emit(scan, token);
+};
+
+/** One step of the scan: past whitespace, a comment, a string, a delimiter, a name or a word. */
+const scanNext = (scan: Scan) => {
+  const { buffer } = scan;
+  const byte = buffer[scan.at]!;
+  if (isWhitespace(byte)) {
+    scan.at++;
+  } else if (byte === 0x25) {
+    // A comment, to the end of its line.
+    while (scan.at < buffer.length && buffer[scan.at] !== 0x0a && buffer[scan.at] !== 0x0d) scan.at++;
+  } else if (byte === 0x28) {
+    scan.at = literalStringEnd(buffer, scan.at);
+    emit(scan, OTHER);
+  } else if (byte === 0x3c && buffer[scan.at + 1] === 0x3c) {
+    scan.at += 2;
+    if (scan.depth === 0) scan.dictionary = [];
+    else emit(scan, OTHER);
+    scan.depth++;
+  } else if (byte === 0x3c) {
+    // A hex string.
+    const end = buffer.indexOf(0x3e, scan.at);
+    scan.at = end < 0 ? buffer.length : end + 1;
+    emit(scan, OTHER);
+  } else if (byte === 0x3e && buffer[scan.at + 1] === 0x3e) {
+    scan.at += 2;
+    scan.depth = Math.max(0, scan.depth - 1);
+    if (scan.depth === 0) {
+      closeDictionary(scan);
+      emit(scan, OTHER);
+    }
+  } else if (byte === 0x5b) {
+    scan.at++;
+    emit(scan, OTHER);
+    scan.depth++;
+  } else if (byte === 0x5d) {
+    scan.at++;
+    scan.depth = Math.max(0, scan.depth - 1);
+    if (scan.depth === 0) scan.dictionary = undefined;
+  } else if (byte === 0x2f) {
+    readName(scan);
+  } else if (isRegular(byte)) {
+    readWord(scan);
+  } else {
+    scan.at++;
+  }
+};
+
+/** The images whose width and height are known, references resolved, and positive. */
+const knownSizes = ({ images, integers }: Scan): ReadonlyArray<PdfImageSize> => {
   const resolve = (value: Value) => (typeof value === "object" ? integers.get(value.ref) : value);
   return images.flatMap((image) => {
     const [width, height] = [resolve(image.width), resolve(image.height)];
     return width !== undefined && height !== undefined && width > 0 && height > 0 ? [{ width, height }] : [];
   });
+};
+
+export const pdfImageSizes = (bytes: Uint8Array): ReadonlyArray<PdfImageSize> => {
+  const scan: Scan = {
+    buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    at: 0,
+    images: [],
+    integers: new Map(),
+    older: OTHER,
+    old: OTHER,
+    objectNumber: undefined,
+    depth: 0,
+    dictionary: undefined,
+    streamLength: undefined,
+  };
+  while (scan.at < scan.buffer.length) scanNext(scan);
+  return knownSizes(scan);
 };

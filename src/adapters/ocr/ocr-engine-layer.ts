@@ -7,8 +7,6 @@ import { TesseractOcrEngine, type TesseractOcrEngineOptions } from "./tesseract/
 /** The OCR engine named by configuration: tesseract.js (default, all languages) or PaddleOCR (eng, chi_sim). */
 export type OcrEngineChoice = ({ readonly engine: "tesseract" } & TesseractOcrEngineOptions) | ({ readonly engine: "paddle" } & PaddleOcrEngineOptions);
 
-export const ocrEngineNames = ["tesseract", "paddle"] as const;
-
 export const ocrEngineLayer = (choice: OcrEngineChoice): Layer.Layer<OcrEngine, DependencyUnavailable> => {
   const { engine, ...options } = choice;
   return engine === "paddle" ? PaddleOcrEngine.layer(options) : TesseractOcrEngine.layer(options);

@@ -10,7 +10,7 @@ import { tfjsGraphToOnnx } from "../onnx/tfjs-graph-to-onnx.ts";
 /** MoveNet SinglePose Lightning: 17 COCO keypoints from a 192×192 RGB (int32 0-255) input. */
 const INPUT = 192;
 
-export const KEYPOINT_NAMES = [
+const KEYPOINT_NAMES = [
   "nose",
   "left_eye",
   "right_eye",
@@ -29,8 +29,6 @@ export const KEYPOINT_NAMES = [
   "left_ankle",
   "right_ankle",
 ] as const;
-
-export type KeypointName = (typeof KEYPOINT_NAMES)[number];
 
 export interface Region {
   readonly left: number;

@@ -4,8 +4,6 @@
  * that compare fields (a box inside its canvas, sizes in order) and the limits that keep one
  * design's render bounded.
  */
-export const LAYER_TYPES = ["text", "image", "photo", "shape"] as const;
-export type LayerType = (typeof LAYER_TYPES)[number];
 
 /**
  * The families a text layer may name: Debian's fonts-dejavu-core, fonts-noto-core and fonts-noto-cjk

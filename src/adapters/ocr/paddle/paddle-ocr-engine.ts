@@ -13,6 +13,7 @@ import {
   type OcrResult,
 } from "../../../ports/engines/ocr-engine.ts";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
+import { straighteningRotation, upscaleFactor, type Upscaling } from "../ocr-deskew-upscale.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
 import { toHocr, toTsv } from "../ocr-layout-formats.ts";
@@ -45,17 +46,13 @@ export interface PaddleOcrEngineOptions {
   readonly deadlineMs?: number;
 }
 
-/** Tilt (degrees) worth straightening, and the profile gain that makes it believable. */
-const minimumSkew = 1;
-const minimumSkewGain = 1.2;
 /**
- * Lines lower than this (px) are enlarged towards it: the recogniser reads 48 px high crops,
+ * Lines lower than 0.8 of this (px) are enlarged towards it: the recogniser reads 48 px high crops,
  * and a crop enlarged from a page upscaled with Lanczos reads better (word gaps survive) than
  * one stretched bilinearly from a few pixels.
  */
 const wantedLineHeight = 60;
-const maximumScale = 3;
-const maximumScaledPixels = 16_000_000;
+const upscaling: Upscaling = { belowLineHeight: 0.8 * wantedLineHeight, targetLineHeight: wantedLineHeight, maximumPixels: 16_000_000 };
 /** Share of tall line boxes that says the page lies on its side. */
 const sidewaysShare = 0.6;
 
@@ -81,6 +78,25 @@ interface Reading {
   readonly blocks: ReadonlyArray<OcrBlock>;
   readonly confidence: number;
 }
+
+/** The reading in the format the request asks for. */
+const resultOf = (request: OcrRequest & { readonly outputFormat: PaddleOutputFormat }, upright: DecodedImage, reading: Reading): OcrResult => {
+  const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
+  const used = request.language === "auto" ? [languageOfText(text)] : request.language;
+  const language = used.join("+");
+  const base = { text, language, confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)) };
+  const page = { width: upright.width, height: upright.height, language };
+  switch (request.outputFormat) {
+    case "text":
+      return { ...base, outputFormat: "text" };
+    case "json":
+      return { ...base, outputFormat: "json", blocks: withLanguages(reading.blocks, used) };
+    case "hocr":
+      return { ...base, outputFormat: "hocr", hocr: toHocr(reading.blocks, page) };
+    case "tsv":
+      return { ...base, outputFormat: "tsv", tsv: toTsv(reading.blocks, page) };
+  }
+};
 
 const makeEngine = (
   pool: PaddleThreadPool,
@@ -108,14 +124,9 @@ const makeEngine = (
 
   const recognizeOnce = async (request: OcrRequest & { readonly outputFormat: PaddleOutputFormat }, signal: AbortSignal): Promise<OcrResult> => {
     const upright = await decodeUpright(request.image.bytes);
-    const pixelBound = Math.sqrt(maximumScaledPixels / (upright.width * upright.height));
-    const scaleFor = (lineHeight: number | undefined) =>
-      lineHeight !== undefined && lineHeight < 0.8 * wantedLineHeight
-        ? Math.max(1, Number(Math.min(maximumScale, pixelBound, wantedLineHeight / lineHeight).toFixed(2)))
-        : 1;
+    const scaleFor = (lineHeight: number | undefined) => upscaleFactor(upright, lineHeight, upscaling);
     const lines = await measureTextLines(upright, lineThread.measure);
-    const straighten = Math.abs(lines.skewDegrees) >= minimumSkew && lines.skewGain >= minimumSkewGain ? -lines.skewDegrees : 0;
-    let reading = await read(upright, straighten, scaleFor(lines.lineHeight), signal);
+    let reading = await read(upright, straighteningRotation(lines), scaleFor(lines.lineHeight), signal);
     // Lines standing upright mean a page on its side. It is turned a quarter clockwise (its text
     // measured again, the line height seen sideways means nothing); if that was the wrong way
     // round, the line classifier finds it upside down and turns it the rest of the way.
@@ -126,21 +137,7 @@ const makeEngine = (
       const turned = await read(upright, 90, scaleFor(turnedLines.lineHeight), signal);
       if (turned.confidence > reading.confidence) reading = turned;
     }
-    const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
-    const used = request.language === "auto" ? [languageOfText(text)] : request.language;
-    const language = used.join("+");
-    const base = { text, language, confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)) };
-    const page = { width: upright.width, height: upright.height, language };
-    switch (request.outputFormat) {
-      case "text":
-        return { ...base, outputFormat: "text" };
-      case "json":
-        return { ...base, outputFormat: "json", blocks: withLanguages(reading.blocks, used) };
-      case "hocr":
-        return { ...base, outputFormat: "hocr", hocr: toHocr(reading.blocks, page) };
-      case "tsv":
-        return { ...base, outputFormat: "tsv", tsv: toTsv(reading.blocks, page) };
-    }
+    return resultOf(request, upright, reading);
   };
 
   return queuedRecognizer({
