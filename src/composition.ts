@@ -34,6 +34,8 @@ export const settingsLayer = (config: Config) =>
     resultTtlMs: config.resultTtlSeconds * 1000,
     reservationTtlMs: config.quotaReservationTtlSeconds * 1000,
     rateOverride: config.rateOverride,
+    maxQueuedJobs: config.jobs.maxQueuedPerAccount,
+    jobLeaseMs: config.jobs.leaseSeconds * 1000,
   });
 
 /** The event store a selection names; `itsctl store migrate` opens two of them this way. */
@@ -94,5 +96,5 @@ export const receiptLogLayer = (config: Config, secrets: ServerSecrets) =>
     }),
   );
 
-/** The projections (usage, key directory): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
+/** The projections (usage, key directory, jobs): one SQLite file under DATA_DIR, read by the server and the CLI's audit. */
 export const projectionsLayer = (config: Config) => sqliteProjectionsLayer({ path: path.join(config.dataDir, "projections.sqlite") });

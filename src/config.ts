@@ -39,6 +39,9 @@ const Env = Schema.Struct({
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
   QUOTA_RESERVATION_TTL_SECONDS: Schema.optionalKey(PositiveInt),
+  JOB_LEASE_SECONDS: Schema.optionalKey(PositiveInt),
+  JOB_CONCURRENCY: Schema.optionalKey(PositiveInt),
+  MAX_QUEUED_JOBS: Schema.optionalKey(PositiveInt),
   SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
   OCR_ENGINE: Schema.optionalKey(Schema.Literals(["tesseract", "paddle"])),
   OCR_WORKERS: Schema.optionalKey(PositiveInt),
@@ -67,6 +70,10 @@ const Env = Schema.Struct({
   // A C2SP log origin: a schema-less URL, no spaces or '+'.
   LEDGER_LOG_ORIGIN: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^\s+]{1,200}$/))),
   LEDGER_KEY_GENERATION: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  WEBHOOK_ALLOW_INSECURE_TARGETS: Schema.optionalKey(Schema.Literals(["true", "false"])),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d{1,7}(,\d{1,7}){0,19}$/))),
+  WEBHOOK_MAX_ENDPOINTS: Schema.optionalKey(PositiveInt),
+  WEBHOOK_DISABLE_AFTER_SECONDS: Schema.optionalKey(PositiveInt),
 });
 
 export { ConfigError, type EventStoreSelection, postgresLocation, type ResultStoreSelection } from "./config-stores.ts";
@@ -106,6 +113,8 @@ export interface Config {
   readonly resultTtlSeconds: number;
   /** How long a quota reservation holds its unit when its instance dies before committing or releasing it. */
   readonly quotaReservationTtlSeconds: number;
+  /** Jobs (Prefer: respond-async): how long a claim holds unrenewed, how many run at once here, how many an account may have waiting. */
+  readonly jobs: { readonly leaseSeconds: number; readonly concurrency: number; readonly maxQueuedPerAccount: number };
   /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
   readonly sqliteSynchronous: "normal" | "full";
   /** The text-recognition adapter: tesseract.js (every language) or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
@@ -150,6 +159,13 @@ export interface Config {
   readonly ledgerLogOrigin: string | undefined;
   /** The generation of the receipts log's signing key (LEDGER_KEY_GENERATION, from 1): raise it to rotate the key. */
   readonly ledgerKeyGeneration: number;
+  /** Webhooks (docs/webhooks.md): insecure targets (http, loopback, private; development and tests only), the retry schedule, the caps. */
+  readonly webhooks: {
+    readonly allowInsecureTargets: boolean;
+    readonly retryScheduleSeconds: ReadonlyArray<number>;
+    readonly maxEndpoints: number;
+    readonly disableAfterSeconds: number;
+  };
 }
 
 const MiB = 1024 * 1024;
@@ -227,6 +243,11 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds,
     quotaReservationTtlSeconds: e.QUOTA_RESERVATION_TTL_SECONDS ?? defaultServiceSettings.reservationTtlMs / 1000,
+    jobs: {
+      leaseSeconds: e.JOB_LEASE_SECONDS ?? defaultServiceSettings.jobLeaseMs / 1000,
+      concurrency: e.JOB_CONCURRENCY ?? Math.max(1, cores),
+      maxQueuedPerAccount: e.MAX_QUEUED_JOBS ?? defaultServiceSettings.maxQueuedJobs,
+    },
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
     ocrEngine: e.OCR_ENGINE ?? "tesseract",
     ocrWorkers: e.OCR_WORKERS ?? Math.max(1, cores),
@@ -250,5 +271,11 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     ledgerSealIntervalSeconds: e.LEDGER_SEAL_INTERVAL_SECONDS ?? 3600,
     ledgerLogOrigin: e.LEDGER_LOG_ORIGIN,
     ledgerKeyGeneration: e.LEDGER_KEY_GENERATION ?? 1,
+    webhooks: {
+      allowInsecureTargets: e.WEBHOOK_ALLOW_INSECURE_TARGETS === "true",
+      retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_SECONDS?.split(",").map(Number) ?? [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
+      maxEndpoints: e.WEBHOOK_MAX_ENDPOINTS ?? 10,
+      disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS ?? 5 * 24 * 60 * 60,
+    },
   };
 };

@@ -1,7 +1,10 @@
-import { Effect, Layer, ManagedRuntime } from "effect";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { Effect, Fiber, Layer, ManagedRuntime } from "effect";
 import type Koa from "koa";
 import type { RunEffect } from "./adapters/http/api/effect-runner.ts";
 import { openApiDocument } from "./adapters/http/api/openapi-document.ts";
+import { jobPresenterLayer } from "./adapters/http/groups/jobs/job-presenter.ts";
 import { makeAdmissionBudget } from "./adapters/http/server/admission-budget.ts";
 import { createHttpApp } from "./adapters/http/server/http-app.ts";
 import { effectLoggerLayer, type Logger } from "./adapters/http/server/logger.ts";
@@ -9,6 +12,7 @@ import { type RunningServers, startServers } from "./adapters/http/server/server
 import { loadTlsCredentials, type TlsCredentials } from "./adapters/http/server/tls-credentials.ts";
 import { makeResultUrlSigner } from "./adapters/results/signed-result-url.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
+import { runJobs } from "./application/jobs/job-runner.ts";
 import type { Config } from "./config.ts";
 import { type PortDecorators, undecorated } from "./port-decorators.ts";
 import { serverLayer } from "./server-composition.ts";
@@ -84,6 +88,12 @@ export const startHttpService = async (options: {
     maxConnections: config.maxConnections,
     tlsHandshakeTimeoutMs: config.tlsHandshakeTimeoutMs,
   });
+  // Jobs run on every instance, their data made as the routes make theirs: with this instance's public origin in result URLs.
+  const jobRunner = runtime.runFork(
+    runJobs({ worker: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, concurrency: config.jobs.concurrency, pollMs: 1000 }).pipe(
+      Effect.provide(jobPresenterLayer({ resultUrls, publicBaseUrl: servers.publicBaseUrl })),
+    ),
+  );
   return {
     servers,
     run,
@@ -91,6 +101,8 @@ export const startHttpService = async (options: {
     tls,
     stop: async (graceMs) => {
       await servers.drain(graceMs);
+      // A job cut short here is taken over when its lease passes, by this instance restarted or another.
+      await runtime.runPromise(Fiber.interrupt(jobRunner));
       await runtime.dispose();
     },
   };

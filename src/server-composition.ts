@@ -20,6 +20,7 @@ import { forwardEvents } from "./application/event-sourcing/forwarder.ts";
 import { runProjection } from "./application/event-sourcing/projection-runner.ts";
 import { StoreIdentity, storeIdentityLayer } from "./application/event-sourcing/store-identity.ts";
 import { makeStreamSealer } from "./application/hash-chains/seal-stream-heads.ts";
+import { jobWakeupsLayer } from "./application/jobs/job-wakeups.ts";
 import { checkReceiptLog } from "./application/receipts/receipt-log-check.ts";
 import { coreLayer, projectionsLayer, receiptLogLayer, type StoreLayer } from "./composition.ts";
 import type { Config } from "./config.ts";
@@ -29,10 +30,11 @@ import { ImageEngine } from "./ports/engines/image-engine.ts";
 import { OcrEngine } from "./ports/engines/ocr-engine.ts";
 import { TryOnEngine } from "./ports/engines/tryon-engine.ts";
 import { EventBus } from "./ports/event-bus.ts";
-import { KeyProjection, UsageProjection } from "./ports/projections.ts";
+import { JobProjection, KeyProjection, UsageProjection } from "./ports/projections.ts";
 import { RateLimiter } from "./ports/rate-limiter.ts";
 import { ReceiptLog } from "./ports/receipt-log.ts";
 import { ResultStore } from "./ports/result-store.ts";
+import { webhookFlowLayer, webhookPortsLayer } from "./webhook-composition.ts";
 
 /**
  * The composition root of the HTTPS service: the core (composition.ts) plus the read models, the
@@ -70,9 +72,10 @@ const eventFlowLayer = (config: Config) =>
     Effect.gen(function* () {
       const usage = yield* UsageProjection;
       const keys = yield* KeyProjection;
+      const jobs = yield* JobProjection;
       const receipts = yield* ReceiptLog;
       const { identity } = yield* StoreIdentity;
-      for (const projection of [usage, keys, receipts]) {
+      for (const projection of [usage, keys, jobs, receipts]) {
         const binding = yield* projection.bindToStore(identity);
         if (binding._tag === "Reset") {
           yield* Effect.logWarning(
@@ -84,7 +87,7 @@ const eventFlowLayer = (config: Config) =>
       // A new NATS stream gets all of history; the in-process bus, new at every start, only what the projections lack.
       const startWithoutCheckpoint =
         config.natsUrl === undefined
-          ? Effect.map(Effect.all([usage.position, keys.position, receipts.position]), (positions) => Math.min(...positions))
+          ? Effect.map(Effect.all([usage.position, keys.position, jobs.position, receipts.position]), (positions) => Math.min(...positions))
           : Effect.succeed(0);
       yield* Effect.forkScoped(forwardEvents({ startWithoutCheckpoint }));
       yield* Effect.forkScoped(runProjection(usage));
@@ -105,6 +108,8 @@ const eventFlowLayer = (config: Config) =>
       );
       // Revocations must reach every instance within a second, even while the bus is down.
       yield* Effect.forkScoped(runProjection(keys, { storePollInterval: "500 millis" }));
+      // Every instance's job runner must find a new job (or one whose holder died) within a second, even while the bus is down.
+      yield* Effect.forkScoped(runProjection(jobs, { storePollInterval: "500 millis" }));
       if (config.ledgerSealIntervalSeconds > 0) yield* Effect.forkScoped(sealPeriodically(config.ledgerSealIntervalSeconds));
     }),
   );
@@ -156,7 +161,9 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
   );
   return Layer.mergeAll(
     keyDirectoryLayer,
+    jobWakeupsLayer,
     eventFlowLayer(config),
+    webhookFlowLayer,
     decorated(ImageEngine, decorators.imageEngine)(images),
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
     documentReaderLayer({
@@ -182,7 +189,9 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     ClassicPdfJoinerLive,
     argon2PasswordHasher,
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(projectionsLayer(config), receiptLogLayer(config, secrets), messagingLayer(config, nats, decorators))),
+    Layer.provideMerge(
+      Layer.mergeAll(projectionsLayer(config), receiptLogLayer(config, secrets), messagingLayer(config, nats, decorators), webhookPortsLayer(config, secrets)),
+    ),
     Layer.provideMerge(storeIdentityLayer),
     Layer.provideMerge(coreLayer(config, secrets, decorators, store)),
   );

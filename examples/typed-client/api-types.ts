@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a catalog template to an image
-         * @description Template types: social, avatar, filter, enhance, frame, thumbnail, format, background. GET /templates lists every template with the plans that include it.
+         * @description Template types: social, avatar, filter, enhance, frame, thumbnail, format, background. GET /templates lists every template with the plans that include it. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
          */
         post: operations["generateImage"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none).
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -55,9 +55,49 @@ export interface paths {
         put?: never;
         /**
          * Dress the person in the garment (pro and enterprise plans)
-         * @description A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost.
+         * @description A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
          */
         post: operations["virtualTryOn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the account's jobs
+         * @description Poll it (or take a webhook) after a 202 from POST /generate, /ocr or /virtual-tryon sent with Prefer: respond-async. Another account's job: 404.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's jobs
+         * @description Newest first, a page at a time (cursor pagination); results are read one job at a time with GET /jobs/{jobId}.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -336,6 +376,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhook endpoints
+         * @description Without their secrets; a disabled endpoint (every delivery failed for 5 days) says why in disabledReason.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register an endpoint to be told when a job ends
+         * @description events: job.succeeded, job.failed (default both). The url is checked now (https; its name resolved, no loopback, private, link-local, multicast or CGNAT address: 400 naming url) and again at every delivery. At most 10 endpoints an account (409 WEBHOOK_LIMIT_REACHED).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your endpoints, with its recent deliveries
+         * @description Each delivery's attempts, the last status code or network error, its outcome and its next attempt; another account's endpoint is not found (404).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of your endpoints
+         * @description Nothing more is sent to it: deliveries still under way are abandoned.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an endpoint a new secret
+         * @description For 24 hours every message carries two signatures, with the new and the previous secret; then only the new.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's message again
+         * @description On a fresh retry schedule; 409 DELIVERY_IN_FLIGHT while an attempt is being made, WEBHOOK_DISABLED on a disabled endpoint.
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -377,6 +505,13 @@ export interface components {
          * @enum {string}
          */
         IdempotentReplayedHeader: "true";
+        /** @description The job a 202 made: GET it for the outcome */
+        LocationHeader: string;
+        /**
+         * @description Prefer: respond-async was honoured: the work runs as a job
+         * @enum {string}
+         */
+        PreferenceAppliedHeader: "respond-async";
         /** @description METHOD_NOT_ALLOWED */
         MethodNotAllowedError: {
             /** @enum {boolean} */
@@ -393,13 +528,12 @@ export interface components {
             path: string;
             message: string;
         };
-        /** @description SERVICE_UNAVAILABLE */
-        ServiceUnavailableError: {
+        /** @description or the refusing rule's own code */
+        ReviseTemplateConflictError: {
             /** @enum {boolean} */
             success: false;
             error: {
-                /** @enum {string} */
-                code: "SERVICE_UNAVAILABLE";
+                code: string;
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -412,6 +546,30 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "NOT_FOUND";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description HTTPS_REQUIRED */
+        HttpsRequiredError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "HTTPS_REQUIRED";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description SERVICE_UNAVAILABLE */
+        ServiceUnavailableError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -441,6 +599,143 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        /** @description INTERNAL_ERROR */
+        InternalError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL_ERROR";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description The message is on its way again, with the same webhook-id */
+        ResentWebhookDeliveryReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** @description the webhook-id header it is sent with, as before */
+                messageId: string;
+                /** @enum {boolean} */
+                queued: true;
+            };
+        };
+        /** @description dlv_… as GET /webhooks/{id} lists it */
+        WebhookDeliveryId: string;
+        /** @description wh_… as created */
+        WebhookId: string;
+        /** @description The new secret: shown this once */
+        RotatedWebhookSecretReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** @description whsec_ + base64 of 24 random bytes: verifies the webhook-signature header (Standard Webhooks); shown only in this response */
+                secret: string;
+                /**
+                 * Format: date-time
+                 * @description until then every message is signed with the new and the previous secret
+                 */
+                previousSecretValidUntil: string;
+            };
+        };
+        /** @description The endpoint deleted: nothing more is sent to it */
+        DeletedWebhookReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** @enum {boolean} */
+                deleted: true;
+            };
+        };
+        /** @description The endpoint and its recent deliveries */
+        WebhookReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description wh_… */
+                id: string;
+                url: string;
+                events: components["schemas"]["WebhookEventType"][];
+                /** Format: date-time */
+                createdAt: string;
+                /**
+                 * @description disabled: every delivery failed for too long (disabledReason); add the endpoint again
+                 * @enum {string}
+                 */
+                status: "active" | "disabled";
+                disabledReason: string | null;
+                /** @description the newest 20 deliveries, newest first */
+                deliveries: components["schemas"]["WebhookDelivery"][];
+            };
+        };
+        WebhookDelivery: {
+            /** @description dlv_… */
+            id: string;
+            eventType: string;
+            /** Format: date-time */
+            createdAt: string;
+            attempts: number;
+            /** @description the receiver's last answer; null when none came */
+            lastStatusCode: number | null;
+            /** @description the last attempt's network error class (timeout, ECONNREFUSED, forbidden_address…) */
+            lastError: string | null;
+            /** @enum {string} */
+            outcome: "pending" | "sending" | "succeeded" | "failed" | "abandoned";
+            nextAttemptAt: string | null;
+        };
+        /** @enum {string} */
+        WebhookEventType: "job.succeeded" | "job.failed";
+        /** @description The account's endpoints, without secrets */
+        WebhookListReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhooks: components["schemas"]["Webhook"][];
+            };
+        };
+        Webhook: {
+            /** @description wh_… */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description disabled: every delivery failed for too long (disabledReason); add the endpoint again
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            disabledReason: string | null;
+        };
+        /** @description PAYLOAD_TOO_LARGE */
+        PayloadTooLargeError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "PAYLOAD_TOO_LARGE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE */
+        UnsupportedMediaTypeError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "UNSUPPORTED_MEDIA_TYPE";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         /** @description INVALID_REQUEST */
         InvalidRequestError: {
             /** @enum {boolean} */
@@ -453,17 +748,35 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description INTERNAL_ERROR */
-        InternalError: {
+        /** @description The endpoint, with its secret: shown this once */
+        CreatedWebhookReply: {
             /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "INTERNAL_ERROR";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
+            success: true;
+            data: {
+                /** @description wh_… */
+                id: string;
+                url: string;
+                events: components["schemas"]["WebhookEventType"][];
+                /** Format: date-time */
+                createdAt: string;
+                /**
+                 * @description disabled: every delivery failed for too long (disabledReason); add the endpoint again
+                 * @enum {string}
+                 */
+                status: "active" | "disabled";
+                disabledReason: string | null;
+                /** @description whsec_ + base64 of 24 random bytes: verifies the webhook-signature header (Standard Webhooks); shown only in this response */
+                secret: string;
             };
+        };
+        WebhookRequest: {
+            /**
+             * @description https only, at most 2,048 characters, no credentials or fragment; its host must not be (or resolve to) a loopback, private, link-local, multicast or CGNAT address
+             * @example https://example.com/hooks/images
+             */
+            url: string;
+            /** @description the events to send; default: every one */
+            events?: components["schemas"]["WebhookEventType"][];
         };
         /** @description The audit report */
         AuditReportReply: {
@@ -730,18 +1043,6 @@ export interface components {
                 };
             };
         };
-        /** @description HTTPS_REQUIRED */
-        HttpsRequiredError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "HTTPS_REQUIRED";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         /** @description The template deleted */
         DeletedAccountTemplateReply: {
             /** @enum {boolean} */
@@ -757,17 +1058,6 @@ export interface components {
         };
         /** @description tpl_… as created, or the template's name */
         AccountTemplateId: string;
-        /** @description or the refusing rule's own code */
-        ReviseTemplateConflictError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                code: string;
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         /** @description INVALID_IMAGE */
         InvalidImageError: {
             /** @enum {boolean} */
@@ -775,30 +1065,6 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "INVALID_IMAGE";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        /** @description PAYLOAD_TOO_LARGE */
-        PayloadTooLargeError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "PAYLOAD_TOO_LARGE";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        /** @description UNSUPPORTED_MEDIA_TYPE */
-        UnsupportedMediaTypeError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "UNSUPPORTED_MEDIA_TYPE";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -1112,6 +1378,79 @@ export interface components {
          * @enum {string}
          */
         TemplateName: "instagram-square" | "instagram-portrait" | "instagram-story" | "facebook-post" | "facebook-cover" | "twitter-post" | "twitter-header" | "linkedin-banner" | "youtube-thumbnail" | "pinterest-pin" | "square" | "square-large" | "circle" | "circle-webp" | "rounded" | "grayscale" | "sepia" | "vintage" | "noir" | "vivid" | "warm" | "cool" | "fade" | "invert" | "auto-level" | "local-contrast" | "sharpen" | "denoise" | "brighten" | "polaroid" | "rounded-corners" | "drop-shadow" | "border-white" | "border-black" | "gallery-mat" | "small" | "medium" | "large" | "preview-avif" | "webp" | "avif" | "jpeg" | "png" | "remove" | "remove-webp" | "white" | "blur" | "white-square";
+        /** @description The account's jobs, newest first; next asks for the page after */
+        JobListReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                jobs: components["schemas"]["JobSummary"][];
+                next?: components["schemas"]["JobListCursor"];
+            };
+        };
+        /** @description the `next` of the previous page */
+        JobListCursor: string;
+        JobSummary: {
+            jobId: components["schemas"]["JobId"];
+            status: components["schemas"]["JobStatus"];
+            operation: components["schemas"]["JobOperation"];
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            attempts: number;
+            progress: components["schemas"]["JobProgress"];
+            errorCode: string | null;
+        };
+        JobProgress: {
+            /** @description units finished (a document's pages) */
+            done: number;
+            /** @description units reserved: 1, a document's pages, or an account template's layouts */
+            total: number;
+        };
+        /**
+         * @description the route that was called: generate, ocr or virtual-tryon
+         * @enum {string}
+         */
+        JobOperation: "generate" | "ocr" | "virtual-tryon";
+        /** @enum {string} */
+        JobStatus: "queued" | "running" | "succeeded" | "failed";
+        /** @description as the 202 and its Location gave it */
+        JobId: string;
+        /** @description 1 to 100 jobs a page; default 20 */
+        JobListLimit: string;
+        /** @description The job: its status, progress, and on success the synchronous call's data */
+        JobReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                jobId: components["schemas"]["JobId"];
+                status: components["schemas"]["JobStatus"];
+                operation: components["schemas"]["JobOperation"];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                startedAt?: string;
+                /** Format: date-time */
+                finishedAt?: string;
+                /** @description runs started; more than 1 when an instance running it stopped and another took it over */
+                attempts: number;
+                progress: components["schemas"]["JobProgress"];
+                /**
+                 * Format: date-time
+                 * @description when the job and its result are no longer kept (RESULT_TTL_SECONDS after it ended)
+                 */
+                expiresAt: string;
+                result?: components["schemas"]["JobResult"];
+                error?: components["schemas"]["JobError"];
+            };
+        };
+        /** @description failed: the error body's code and message the synchronous call would have answered; nothing was charged */
+        JobError: {
+            code: string;
+            message: string;
+        };
+        /** @description succeeded: exactly the data the synchronous call answers (GenerateImageReply, RecognizeTextReply or VirtualTryOnReply's data), receipt included */
+        JobResult: Record<string, never>;
         /** @description IDEMPOTENCY_KEY_IN_USE */
         IdempotencyKeyInUseError: {
             /** @enum {boolean} */
@@ -1158,6 +1497,19 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description Prefer: respond-async: the job, queued; Location names it (GET /jobs/{jobId}), and the quota is already reserved */
+        AcceptedJobReply: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                jobId: components["schemas"]["JobId"];
+                /** @enum {string} */
+                status: "queued";
+                operation: components["schemas"]["JobOperation"];
+                /** Format: date-time */
+                createdAt: string;
             };
         };
         /** @description The composite, stored; settings echoes what was applied, defaults filled in */
@@ -1231,6 +1583,8 @@ export interface components {
          * @enum {string}
          */
         PoseStyle: "original" | "mirrored";
+        /** @description respond-async: answer 202 with the job at once (GET /jobs/{jobId} or a webhook gives the outcome); without it, the call waits for its result */
+        PreferHeader: string;
         /** @description clothingImage: a product shot on a plain or transparent background */
         VirtualTryOnRequest: {
             personImage: components["schemas"]["ImageData"];
@@ -1596,6 +1950,7 @@ export interface operations {
             query?: never;
             header?: {
                 "idempotency-key"?: components["schemas"]["IdempotencyKey"];
+                prefer?: components["schemas"]["PreferHeader"];
             };
             path?: never;
             cookie?: never;
@@ -1621,6 +1976,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GenerateImageReply"];
+                };
+            };
+            /** @description Prefer: respond-async: the job, queued; Location names it (GET /jobs/{jobId}), and the quota is already reserved */
+            202: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    Location: components["schemas"]["LocationHeader"];
+                    "Preference-Applied": components["schemas"]["PreferenceAppliedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJobReply"];
                 };
             };
             /** @description INVALID_REQUEST */
@@ -1844,6 +2218,7 @@ export interface operations {
             query?: never;
             header?: {
                 "idempotency-key"?: components["schemas"]["IdempotencyKey"];
+                prefer?: components["schemas"]["PreferHeader"];
             };
             path?: never;
             cookie?: never;
@@ -1869,6 +2244,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecognizeTextReply"];
+                };
+            };
+            /** @description Prefer: respond-async: the job, queued; Location names it (GET /jobs/{jobId}), and the quota is already reserved */
+            202: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    Location: components["schemas"]["LocationHeader"];
+                    "Preference-Applied": components["schemas"]["PreferenceAppliedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJobReply"];
                 };
             };
             /** @description INVALID_REQUEST */
@@ -2092,6 +2486,7 @@ export interface operations {
             query?: never;
             header?: {
                 "idempotency-key"?: components["schemas"]["IdempotencyKey"];
+                prefer?: components["schemas"]["PreferHeader"];
             };
             path?: never;
             cookie?: never;
@@ -2117,6 +2512,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualTryOnReply"];
+                };
+            };
+            /** @description Prefer: respond-async: the job, queued; Location names it (GET /jobs/{jobId}), and the quota is already reserved */
+            202: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    Location: components["schemas"]["LocationHeader"];
+                    "Preference-Applied": components["schemas"]["PreferenceAppliedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedJobReply"];
                 };
             };
             /** @description INVALID_REQUEST */
@@ -2331,6 +2745,255 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProcessingTimeoutError"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: components["schemas"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job: its status, progress, and on success the synchronous call's data */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                limit?: components["schemas"]["JobListLimit"];
+                cursor?: components["schemas"]["JobListCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's jobs, newest first; next asks for the page after */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobListReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -4383,6 +5046,890 @@ export interface operations {
                     "Cache-Control": components["schemas"]["CacheControlHeader"];
                     "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
                     "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's endpoints, without secrets */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret: shown this once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookReply"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpsRequiredError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description or the refusing rule's own code */
+            409: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviseTemplateConflictError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its recent deliveries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint deleted: nothing more is sent to it */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpsRequiredError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret: shown this once */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecretReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpsRequiredError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description or the refusing rule's own code */
+            409: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviseTemplateConflictError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["WebhookId"];
+                deliveryId: components["schemas"]["WebhookDeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message is on its way again, with the same webhook-id */
+            200: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy": components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResentWebhookDeliveryReply"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description HTTPS_REQUIRED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpsRequiredError"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Idempotent-Replayed"?: components["schemas"]["IdempotentReplayedHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    Allow: components["schemas"]["AllowHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /** @description or the refusing rule's own code */
+            409: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviseTemplateConflictError"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    "Retry-After": components["schemas"]["RetryAfterHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitExceededError"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
                     "Retry-After": components["schemas"]["RetryAfterHeader"];
                     [name: string]: unknown;
                 };

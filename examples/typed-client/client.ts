@@ -19,5 +19,7 @@ const generated = await api.POST("/generate", {
   body: { image, template: "instagram-square", templateType: "social" },
 });
 if (generated.error) throw new Error(`${generated.error.error.code}: ${generated.error.error.message}`);
+// Without Prefer: respond-async the reply is the result itself; with it, a 202 naming the job (docs/jobs.md).
+if (!("resultUrl" in generated.data.data)) throw new Error(`answered with job ${generated.data.data.jobId}`);
 const { resultUrl, width, height, format } = generated.data.data; // every field required: no null checks
 process.stdout.write(`${JSON.stringify({ resultUrl, width, height, format })}\n`);

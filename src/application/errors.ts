@@ -42,3 +42,6 @@ export class IdempotentResponseGone extends Data.TaggedError("IdempotentResponse
 
 /** The plan's number of templates of the account's own is reached (PLANS[plan].accountTemplates). */
 export class TemplateLimitReached extends Data.TaggedError("TemplateLimitReached")<{ readonly plan: string; readonly limit: number }> {}
+
+/** The account has as many jobs queued or running as it may (ServiceSettings.maxQueuedJobs): a new one waits for one to end. */
+export class JobQueueFull extends Data.TaggedError("JobQueueFull")<{ readonly limit: number }> {}

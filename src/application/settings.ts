@@ -11,6 +11,10 @@ export interface ServiceSettingsShape {
   readonly resultTtlMs: number;
   /** Replaces every plan's per-key rate (operators' load tests); undefined keeps the plans' rates. */
   readonly rateOverride: RatePolicy | undefined;
+  /** Jobs (`Prefer: respond-async`) an account may have queued or running at once. */
+  readonly maxQueuedJobs: number;
+  /** How long a job's claim holds without a renewal: an instance that died is replaced within it. */
+  readonly jobLeaseMs: number;
 }
 
 export const defaultServiceSettings: ServiceSettingsShape = {
@@ -19,6 +23,8 @@ export const defaultServiceSettings: ServiceSettingsShape = {
   maxKeysPerAccount: 20,
   resultTtlMs: 24 * 60 * 60_000,
   rateOverride: undefined,
+  maxQueuedJobs: 100,
+  jobLeaseMs: 30_000,
 };
 
 export const ratePolicyOf = (settings: ServiceSettingsShape, plan: PlanId): RatePolicy => settings.rateOverride ?? PLANS[plan].rate;

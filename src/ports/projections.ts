@@ -1,5 +1,6 @@
-import { Context, type Effect, type Option, type Stream } from "effect";
-import type { PlanId } from "../domain/plan.ts";
+import { Context, Data, type Effect, type Option, type Stream } from "effect";
+import type { JobStatus } from "../domain/job.ts";
+import type { Feature, PlanId } from "../domain/plan.ts";
 import type { DependencyUnavailable } from "./errors.ts";
 import type { RecordedEvent, UndecodableEvent } from "./event-store.ts";
 
@@ -130,3 +131,58 @@ export interface KeyProjectionShape extends ProjectionShape {
 }
 
 export class KeyProjection extends Context.Service<KeyProjection, KeyProjectionShape>()("KeyProjection") {}
+
+/** One asynchronous job (stream `job-<jobId>`) as lists and the job runner see it. */
+export interface ProjectedJob {
+  readonly jobId: string;
+  readonly accountId: string;
+  readonly operation: Feature;
+  readonly status: JobStatus;
+  /** When it was accepted; jobs are ordered by (createdAt, jobId). */
+  readonly createdAt: string;
+  /** When its latest attempt started; null while queued. */
+  readonly startedAt: string | null;
+  /** When it succeeded or failed; null until then. */
+  readonly finishedAt: string | null;
+  /** Attempts started so far (a lease that passed makes another). */
+  readonly attempt: number;
+  readonly progress: { readonly done: number; readonly total: number };
+  /** The running attempt's lease; null unless running. */
+  readonly leaseUntil: string | null;
+  /** Why it failed; null unless failed. */
+  readonly errorCode: string | null;
+}
+
+/** One page of an account's jobs, newest first; `next` (opaque) asks for the page after it, absent on the last. */
+export interface JobPage {
+  readonly jobs: ReadonlyArray<ProjectedJob>;
+  readonly next: string | undefined;
+}
+
+/** A job the runner may claim: queued, or running under a lease that has passed. */
+export interface RunnableJob {
+  readonly jobId: string;
+  readonly accountId: string;
+}
+
+/** A page cursor this projection did not make (or made for another order): the caller's request is malformed. */
+export class InvalidJobCursor extends Data.TaggedError("InvalidJobCursor")<{ readonly cursor: string }> {}
+
+/** The jobs read model: an account's jobs for `GET /api/jobs`, and the jobs the runner on every instance may run. */
+export interface JobProjectionShape extends ProjectionShape {
+  /**
+   * At most `limit` (a positive integer) of the account's jobs, newest first by (createdAt, jobId),
+   * those after the cursor `before` when given. A cursor that is not one `next` returned fails with
+   * InvalidJobCursor.
+   */
+  readonly jobsOf: (
+    accountId: string,
+    options: { readonly limit: number; readonly before?: string | undefined },
+  ) => Effect.Effect<Snapshot<JobPage>, DependencyUnavailable | InvalidJobCursor>;
+  /** At most `limit` jobs that may be claimed at `now`: queued, or running with leaseUntil <= now; oldest first by (createdAt, jobId). */
+  readonly runnable: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<RunnableJob>, DependencyUnavailable>;
+  /** How many of the account's jobs are queued or running (the per-account cap counts them). */
+  readonly queuedCount: (accountId: string) => Effect.Effect<number, DependencyUnavailable>;
+}
+
+export class JobProjection extends Context.Service<JobProjection, JobProjectionShape>()("JobProjection") {}

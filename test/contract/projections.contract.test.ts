@@ -7,7 +7,16 @@ import { describe, expect, it } from "vitest";
 import { sqliteProjectionsLayer } from "../../src/adapters/projections/sqlite-projections.ts";
 import { DependencyUnavailable } from "../../src/ports/errors.ts";
 import type { JsonObject, RecordedEvent } from "../../src/ports/event-store.ts";
-import { KeyProjection, type KeyProjectionShape, RECENT_REQUESTS_KEPT, UsageProjection, type UsageProjectionShape } from "../../src/ports/projections.ts";
+import {
+  InvalidJobCursor,
+  JobProjection,
+  type JobProjectionShape,
+  KeyProjection,
+  type KeyProjectionShape,
+  RECENT_REQUESTS_KEPT,
+  UsageProjection,
+  type UsageProjectionShape,
+} from "../../src/ports/projections.ts";
 
 /**
  * The projection ports' contract. `storage` makes fresh storage for one test; each `open` is an
@@ -16,6 +25,7 @@ import { KeyProjection, type KeyProjectionShape, RECENT_REQUESTS_KEPT, UsageProj
 interface Projections {
   readonly usage: UsageProjectionShape;
   readonly keys: KeyProjectionShape;
+  readonly jobs: JobProjectionShape;
 }
 
 interface ContractTarget {
@@ -46,6 +56,34 @@ const history = () => {
     released: (accountId: string, requestId: string, period = "2026-11") =>
       event(`quota-${accountId}-${period}`, "QuotaReleased", { requestId, reason: "InvalidImage", at }),
     other: (streamName: string) => event(streamName, "TransformationRequested", { at }),
+    jobAccepted: (accountId: string, jobId: string, acceptedAt: string, units = 1) =>
+      event(`job-${jobId}`, "JobAccepted", {
+        jobId,
+        accountId,
+        keyId: "k1",
+        operation: "generate",
+        requestId: `req-${jobId}`,
+        units,
+        inputRef: `input-${jobId}`,
+        inputSha256: "0".repeat(64),
+        expiresAt: "2026-12-14T10:00:00.000Z",
+        at: acceptedAt,
+      }),
+    jobStarted: (accountId: string, jobId: string, leaseUntil: string, attempt = 1) =>
+      event(`job-${jobId}`, "JobStarted", { jobId, accountId, attempt, worker: "w1", leaseUntil, at: "2026-11-14T10:01:00.000Z" }),
+    jobProgressed: (accountId: string, jobId: string, done: number, total: number, leaseUntil: string) =>
+      event(`job-${jobId}`, "JobProgressed", { jobId, accountId, done, total, leaseUntil, at: "2026-11-14T10:02:00.000Z" }),
+    jobSucceeded: (accountId: string, jobId: string) =>
+      event(`job-${jobId}`, "JobSucceeded", {
+        jobId,
+        accountId,
+        operation: "generate",
+        resultRef: `result-${jobId}`,
+        resultSha256: "1".repeat(64),
+        at: "2026-11-14T10:03:00.000Z",
+      }),
+    jobFailed: (accountId: string, jobId: string, code: string) =>
+      event(`job-${jobId}`, "JobFailed", { jobId, accountId, operation: "generate", code, message: "m", at: "2026-11-14T10:04:00.000Z" }),
   };
 };
 
@@ -303,6 +341,94 @@ const projectionsContract = (target: ContractTarget) =>
         }),
       ));
 
+    it("keeps an account's jobs newest first, page by page, and the jobs a runner may claim oldest first", () =>
+      withProjection(({ jobs }) =>
+        Effect.gen(function* () {
+          const h = history();
+          const minute = (m: number) => `2026-11-14T10:0${m}:00.000Z`;
+          const events = [
+            h.jobAccepted("a", "j1", minute(1), 3),
+            h.jobAccepted("a", "j2", minute(2)),
+            h.jobAccepted("a", "j3", minute(3)),
+            h.jobAccepted("a", "j4", minute(4)),
+            h.jobAccepted("b", "j5", minute(5)),
+            h.jobStarted("a", "j1", "2026-11-14T10:10:00.000Z"),
+            h.jobProgressed("a", "j1", 1, 3, "2026-11-14T10:20:00.000Z"),
+            h.jobStarted("a", "j2", "2026-11-14T10:05:00.000Z"),
+            h.jobStarted("a", "j3", "2026-11-14T10:05:00.000Z"),
+            h.jobSucceeded("a", "j3"),
+            h.jobFailed("a", "j4", "INPUT_GONE"),
+            h.other("transformation-x"),
+          ];
+          yield* jobs.apply(events);
+          expect(yield* jobs.position).toBe(events.at(-1)!.globalPosition);
+
+          const first = yield* jobs.jobsOf("a", { limit: 2 });
+          expect(first.position).toBe(events.at(-1)!.globalPosition);
+          expect(first.value.jobs.map((job) => [job.jobId, job.status])).toEqual([
+            ["j4", "failed"],
+            ["j3", "succeeded"],
+          ]);
+          expect(first.value.jobs[0]).toMatchObject({ accountId: "a", operation: "generate", errorCode: "INPUT_GONE", startedAt: null, leaseUntil: null });
+          expect(first.value.jobs[1]).toMatchObject({ progress: { done: 1, total: 1 }, finishedAt: "2026-11-14T10:03:00.000Z", errorCode: null });
+          const second = yield* jobs.jobsOf("a", { limit: 2, before: first.value.next });
+          expect(second.value.jobs.map((job) => job.jobId)).toEqual(["j2", "j1"]);
+          expect(second.value.next).toBeUndefined();
+          expect(second.value.jobs[1]).toEqual({
+            jobId: "j1",
+            accountId: "a",
+            operation: "generate",
+            status: "running",
+            createdAt: minute(1),
+            startedAt: "2026-11-14T10:01:00.000Z",
+            finishedAt: null,
+            attempt: 1,
+            progress: { done: 1, total: 3 },
+            leaseUntil: "2026-11-14T10:20:00.000Z",
+            errorCode: null,
+          });
+          expect((yield* jobs.jobsOf("nobody", { limit: 10 })).value).toEqual({ jobs: [], next: undefined });
+          const malformed = yield* Effect.flip(jobs.jobsOf("a", { limit: 2, before: "not a cursor" }));
+          expect(malformed).toBeInstanceOf(InvalidJobCursor);
+
+          // j1's lease (extended by its progress) holds until 10:20, j2's passed at 10:05; j3 and j4 are done.
+          expect(yield* jobs.runnable(new Date("2026-11-14T10:06:00.000Z"), 10)).toEqual([
+            { jobId: "j2", accountId: "a" },
+            { jobId: "j5", accountId: "b" },
+          ]);
+          expect(yield* jobs.runnable(new Date("2026-11-14T10:20:00.000Z"), 10)).toEqual([
+            { jobId: "j1", accountId: "a" },
+            { jobId: "j2", accountId: "a" },
+            { jobId: "j5", accountId: "b" },
+          ]);
+          expect(yield* jobs.runnable(new Date("2026-11-14T10:20:00.000Z"), 1)).toEqual([{ jobId: "j1", accountId: "a" }]);
+          expect(yield* jobs.queuedCount("a")).toBe(2);
+          expect(yield* jobs.queuedCount("b")).toBe(1);
+          expect(yield* jobs.queuedCount("nobody")).toBe(0);
+        }),
+      ));
+
+    it("rebuilds and binds the jobs like the others, other categories only moving its position", () =>
+      withProjections(2, ([one, two]) =>
+        Effect.gen(function* () {
+          const h = history();
+          const events = [h.opened("a"), h.jobAccepted("a", "j1", "2026-11-14T10:01:00.000Z"), h.reserved("a", "r1", "k1"), h.jobSucceeded("a", "j1")];
+          yield* one!.jobs.apply(events);
+          yield* one!.jobs.apply(events);
+          expect(one!.jobs.storageId).toBe(one!.usage.storageId);
+          expect(yield* two!.jobs.position).toBe(4);
+          expect(yield* one!.keys.position).toBe(0);
+          const listed = (yield* two!.jobs.jobsOf("a", { limit: 10 })).value.jobs;
+          expect(listed.map((job) => [job.jobId, job.status])).toEqual([["j1", "succeeded"]]);
+          expect(yield* two!.jobs.rebuild(Stream.fromIterable(events))).toBe(4);
+          expect((yield* one!.jobs.jobsOf("a", { limit: 10 })).value.jobs).toEqual(listed);
+
+          expect(yield* one!.jobs.bindToStore("store-a@1")).toEqual({ _tag: "Reset", previous: null });
+          expect((yield* two!.jobs.jobsOf("a", { limit: 10 })).value).toEqual({ jobs: [], next: undefined });
+          expect(yield* two!.jobs.position).toBe(0);
+        }),
+      ));
+
     it("leaves the old rows in place when a rebuild fails", () =>
       withProjection(({ usage }) =>
         Effect.gen(function* () {
@@ -323,8 +449,14 @@ const projectionsContract = (target: ContractTarget) =>
       ));
   });
 
-const instanceOf = <E>(layer: Layer.Layer<UsageProjection | KeyProjection, E>): Effect.Effect<Projections, E, Scope.Scope> =>
-  Layer.build(layer).pipe(Effect.map((context) => ({ usage: Context.get(context, UsageProjection), keys: Context.get(context, KeyProjection) })));
+const instanceOf = <E>(layer: Layer.Layer<UsageProjection | KeyProjection | JobProjection, E>): Effect.Effect<Projections, E, Scope.Scope> =>
+  Layer.build(layer).pipe(
+    Effect.map((context) => ({
+      usage: Context.get(context, UsageProjection),
+      keys: Context.get(context, KeyProjection),
+      jobs: Context.get(context, JobProjection),
+    })),
+  );
 
 projectionsContract({
   name: "sqlite",

@@ -344,7 +344,10 @@ describe("the OpenAPI document", () => {
       expect(body.properties.data!.required?.length, op.operationId).toBeGreaterThan(0);
     }
     expect(document.paths["/generate"].post.responses["422"].description).toContain("IDEMPOTENCY_KEY_REUSED");
-    expect(document.paths["/generate"].post.parameters).toEqual([expect.objectContaining({ name: "idempotency-key", in: "header", required: false })]);
+    expect(document.paths["/generate"].post.parameters).toEqual([
+      expect.objectContaining({ name: "idempotency-key", in: "header", required: false }),
+      expect.objectContaining({ name: "prefer", in: "header", required: false }),
+    ]);
   });
 
   it("declares /generate's two bodies: the catalog one with the catalog's templates and types as enums, and the custom one", async () => {

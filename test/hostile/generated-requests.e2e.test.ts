@@ -34,6 +34,8 @@ const results: Array<URL> = [];
 const charged: Array<string> = [];
 /** Templates of the accounts' own made so far: the routes by id draw on them. */
 const templateIds: Array<string> = [];
+/** Jobs accepted so far (Prefer: respond-async): the jobs routes ask about them. */
+const jobIds: Array<string> = [];
 
 /** Noise images of 1-64 px a side in every format the routes read, each format's oddities included. */
 const tinyImages = async (): Promise<Array<Uint8Array>> => {
@@ -206,6 +208,25 @@ const hint: Hint = (name) => {
         { arbitrary: fc.integer({ min: 1, max: 4 }).map(String), weight: 3 },
         { arbitrary: fc.constantFrom("0", "-1", "1e3", "NaN", "99999999999999999999", ""), weight: 1 },
       );
+    case "prefer":
+      // Mostly synchronous, so the engines' routes still answer 200 often; sometimes a job, in the forms RFC 7240 allows.
+      return fc.option(
+        fc.oneof(
+          fc.constantFrom("respond-async", "RESPOND-ASYNC", "wait=10, respond-async", "respond-async; x=1", "return=minimal"),
+          fc.string({ maxLength: 60 }),
+        ),
+        {
+          nil: undefined,
+          freq: 3,
+        },
+      );
+    case "jobId":
+      return fc.oneof(
+        { arbitrary: pick(() => (jobIds.length > 0 ? jobIds : ["none"])), weight: 3 },
+        { arbitrary: fc.oneof(fc.uuid(), fc.string({ maxLength: 40 }), fc.constant("j".repeat(5000))), weight: 1 },
+      );
+    case "cursor":
+      return fc.oneof(fc.string({ maxLength: 40 }), fc.base64String({ maxLength: 60 }));
     case "requestId":
       return fc.oneof(
         { arbitrary: pick(() => charged), weight: 3 },
@@ -339,6 +360,14 @@ describe("requests generated from the served OpenAPI document", () => {
         "post /generate",
         "post /ocr",
         "post /virtual-tryon",
+        "get /jobs",
+        "get /jobs/{jobId}",
+        "post /webhooks",
+        "get /webhooks",
+        "get /webhooks/{id}",
+        "delete /webhooks/{id}",
+        "post /webhooks/{id}/rotate-secret",
+        "post /webhooks/{id}/deliveries/{deliveryId}/resend",
       ].sort(),
     );
   });
@@ -357,6 +386,7 @@ describe("requests generated from the served OpenAPI document", () => {
             if (reply.status === 200 && reply.json?.data?.resultUrl) results.push(new URL(reply.json.data.resultUrl));
             if (reply.status === 200 && reply.json?.data?.receipt) charged.push(reply.json.data.requestId);
             if (reply.status === 201 && typeof reply.json?.data?.id === "string") templateIds.push(reply.json.data.id);
+            if (reply.status === 202 && typeof reply.json?.data?.jobId === "string") jobIds.push(reply.json.data.jobId);
           }),
           { numRuns: runsFor(key), endOnFailure: true },
         );

@@ -12,7 +12,7 @@ import { verifyChains } from "../../application/hash-chains/verify-chains.ts";
 import type { ChainCrypto } from "../../ports/chain-crypto.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { EventStore } from "../../ports/event-store.ts";
-import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
+import { JobProjection, KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import { auditReportText, chainVerificationText, differencesSummary } from "./audit-report-text.ts";
 
 /** How itsctl runs a use case with the core services and the projections; it throws with the failure's message. */
@@ -20,7 +20,7 @@ export type Execute<R> = <A, E>(useCase: Effect.Effect<A, E, R>) => Promise<A>;
 
 class AuditFailed extends Error {}
 
-const PROJECTIONS = ["usage", "keys"] as const;
+const PROJECTIONS = ["usage", "keys", "jobs"] as const;
 
 const ExportedSealSchema = Schema.Struct({
   format: Schema.Literals(["its-ledger-seal/v1", "its-ledger-seal/v2"]),
@@ -54,7 +54,7 @@ const readSealFile = (file: string): ExportedSeal => {
  */
 export const registerAuditCommands = (
   program: Command,
-  execute: Execute<EventStore | Clock | ChainCrypto | UsageProjection | KeyProjection>,
+  execute: Execute<EventStore | Clock | ChainCrypto | UsageProjection | KeyProjection | JobProjection>,
   operator: () => Actor,
   sealIntervalSeconds: () => number,
 ) => {
@@ -125,7 +125,7 @@ export const registerAuditCommands = (
 
   program
     .command("projections")
-    .description("maintain the projections (usage, key directory)")
+    .description("maintain the projections (usage, key directory, jobs)")
     .command("rebuild")
     .description("rebuild projections from scratch by replaying the event store; running servers keep serving the old rows until it commits")
     .option("--name <name>", `one projection (${PROJECTIONS.join(", ")}); all when absent`)
@@ -136,7 +136,9 @@ export const registerAuditCommands = (
       }
       const rebuilt = await execute(
         Effect.gen(function* () {
-          const chosen = [yield* UsageProjection, yield* KeyProjection].filter((p) => options.name === undefined || p.name === options.name);
+          const chosen = [yield* UsageProjection, yield* KeyProjection, yield* JobProjection].filter(
+            (p) => options.name === undefined || p.name === options.name,
+          );
           return yield* Effect.forEach(chosen, (projection) =>
             rebuildProjection(projection).pipe(Effect.map((position) => ({ name: projection.name, position }))),
           );

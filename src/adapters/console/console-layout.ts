@@ -2,7 +2,7 @@ import { CONSOLE_ASSETS } from "./console-assets.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /** The console's pages: server-rendered HTML, every action a plain form. */
-type Section = "overview" | "keys" | "templates" | "requests" | "bill";
+type Section = "overview" | "keys" | "templates" | "webhooks" | "requests" | "bill";
 
 interface Layout {
   readonly title: string;
@@ -17,6 +17,7 @@ const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ["overview", "/console", "Overview"],
   ["keys", "/console/keys", "API keys"],
   ["templates", "/console/templates", "Templates"],
+  ["webhooks", "/console/webhooks", "Webhooks"],
   ["requests", "/console/requests", "Recent requests"],
   ["bill", "/console/bill", "Bill"],
 ];

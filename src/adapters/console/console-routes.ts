@@ -25,6 +25,7 @@ import { deleteKeyPage, keysPage, newKeyPage } from "./key-pages.ts";
 import { NEW_KEY_FLASH_SECONDS, openNewKey, sealNewKey } from "./new-key-flash.ts";
 import { overviewPage, requestsPage } from "./overview-pages.ts";
 import { templateRoutes } from "./template-routes.ts";
+import { webhookRoutes } from "./webhook-routes.ts";
 
 export interface ConsoleRoutesOptions {
   readonly run: ConsoleRun;
@@ -157,6 +158,7 @@ export const consoleRoutes = (options: ConsoleRoutesOptions): Router => {
   );
   billRoutes(router, execute, signedIn);
   templateRoutes(router, execute, guards);
+  webhookRoutes(router, execute, guards);
   router.get(
     "/keys",
     signedIn((ctx, { session, view }) => {

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect";
 import { Clock } from "../../ports/clock.ts";
 import { EventBus } from "../../ports/event-bus.ts";
 import { EventStore } from "../../ports/event-store.ts";
-import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
+import { JobProjection, KeyProjection, UsageProjection } from "../../ports/projections.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
 
 export interface Lag {
@@ -38,7 +38,7 @@ export const readEventFlowLag = Effect.gen(function* () {
         );
   const checkpoint = yield* bus.publishedThrough;
   const forwarder = Option.isSome(checkpoint) ? yield* lagAfter(checkpoint.value) : undefined;
-  const projections = yield* Effect.forEach([yield* UsageProjection, yield* KeyProjection], (projection) =>
+  const projections = yield* Effect.forEach([yield* UsageProjection, yield* KeyProjection, yield* JobProjection], (projection) =>
     Effect.flatMap(projection.position, lagAfter).pipe(Effect.map((lag) => ({ projection: projection.name, ...lag }))),
   );
   return { forwarder, projections } satisfies EventFlowLag;

@@ -46,6 +46,7 @@ export const queuedRecognizer = <F extends OcrOutputFormat>(options: {
   return {
     languages: options.languages,
     outputFormats: options.outputFormats,
+    parallelism: Math.max(1, options.workers),
     recognize: (request) => {
       const unknown = request.language === "auto" ? [] : request.language.filter((language) => !options.languages.includes(language));
       if (unknown.length > 0) return Effect.fail(new UnsupportedLanguage({ language: unknown.join("+"), supported: ["auto", ...options.languages] }));

@@ -3,7 +3,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Context, Effect, Layer } from "effect";
-import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
+import { JobProjection, KeyProjection, UsageProjection } from "../../ports/projections.ts";
+import { jobProjectionDefinition, makeSqliteJobProjection } from "./sqlite-job-projection.ts";
 import { keyProjectionDefinition, makeSqliteKeyProjection } from "./sqlite-key-projection.ts";
 import { type SqliteProjectionContext, unavailable } from "./sqlite-projection.ts";
 import { makeSqliteUsageProjection, usageProjectionDefinition } from "./sqlite-usage-projection.ts";
@@ -61,11 +62,14 @@ export const openProjectionDatabase = (options: SqliteProjectionsOptions, schema
 class ProjectionDatabase extends Context.Service<ProjectionDatabase, SqliteProjectionContext>()("ProjectionDatabase") {}
 
 const databaseLayer = (options: SqliteProjectionsOptions) =>
-  Layer.effect(ProjectionDatabase)(openProjectionDatabase(options, usageProjectionDefinition.schema + keyProjectionDefinition.schema));
+  Layer.effect(ProjectionDatabase)(
+    openProjectionDatabase(options, usageProjectionDefinition.schema + keyProjectionDefinition.schema + jobProjectionDefinition.schema),
+  );
 
-/** The usage and key projections in one SQLite file, shared by every process on the same DATA_DIR. */
+/** The usage, key and job projections in one SQLite file, shared by every process on the same DATA_DIR. */
 export const sqliteProjectionsLayer = (options: SqliteProjectionsOptions) =>
   Layer.mergeAll(
     Layer.effect(UsageProjection)(Effect.map(ProjectionDatabase, makeSqliteUsageProjection)),
     Layer.effect(KeyProjection)(Effect.map(ProjectionDatabase, makeSqliteKeyProjection)),
+    Layer.effect(JobProjection)(Effect.map(ProjectionDatabase, makeSqliteJobProjection)),
   ).pipe(Layer.provide(databaseLayer(options)));

@@ -18,6 +18,8 @@ export interface ServerSecrets {
   readonly receiptLogSeed: (generation: number) => Buffer;
   /** Seals the account console's one-time cookie (a new key's secret on its way to the page). */
   readonly consoleCookieKey: Buffer;
+  /** Seals webhook endpoints' secrets (AES-256-GCM) in the event store. */
+  readonly webhookSecretKey: Buffer;
 }
 
 const derive = (master: string, purpose: string): Buffer => createHmac("sha256", master).update(purpose).digest();
@@ -44,5 +46,6 @@ export const loadServerSecrets = (options: { readonly serverSecret: string | und
     ledgerSealSeed: derive(master, "its/ledger-seal/v1"),
     receiptLogSeed: (generation) => derive(master, generation === 1 ? "its/receipts-log/v1" : `its/receipts-log/v1/generation-${generation}`),
     consoleCookieKey: derive(master, "its/console-cookie/v1"),
+    webhookSecretKey: derive(master, "its/webhook-secret/v1"),
   };
 };

@@ -26,6 +26,19 @@ export const actorOf = (metadata: JsonObject): Actor | undefined => {
   return decoded._tag === "Some" ? decoded.value : undefined;
 };
 
+/** An account's own action, through one of its keys or its holder in the console. */
+export type AccountActing = { readonly account: { readonly accountId: string } } & (
+  { readonly key: { readonly keyId: string } } | { readonly sessionId: string }
+);
+
+/** The context of a command an account makes itself: its key, or its console session. */
+export const accountActing = (owner: AccountActing): { readonly actor: Actor } => {
+  const { accountId } = owner.account;
+  return {
+    actor: "key" in owner ? { kind: "api-key", keyId: owner.key.keyId, accountId } : { kind: "console", accountId, sessionId: owner.sessionId },
+  };
+};
+
 export const describeActor = (actor: Actor | undefined): string => {
   if (actor === undefined) return "unrecorded";
   switch (actor.kind) {

@@ -19,6 +19,7 @@ import { Clock } from "../../ports/clock.ts";
 import { EngineTenant } from "../../ports/engines/engine-tenant.ts";
 import { ImageEngine } from "../../ports/engines/image-engine.ts";
 import { Ids } from "../../ports/ids.ts";
+import { accountActing } from "../access/actor.ts";
 import type { CommandRejected } from "../errors.ts";
 import { InvalidRequest, NotFound, TemplateLimitReached } from "../errors.ts";
 import { handleCommand, loadState } from "../event-sourcing/command-handler.ts";
@@ -85,18 +86,8 @@ const drawnOnce = (accountId: string, design: Design) =>
     { discard: true },
   ).pipe(Effect.provideService(EngineTenant, accountId));
 
-const actorOf = (owner: TemplateOwner) => {
-  const { accountId } = owner.account;
-  return {
-    actor:
-      "key" in owner
-        ? ({ kind: "api-key", keyId: owner.key.keyId, accountId } as const)
-        : ({ kind: "console", accountId, sessionId: owner.sessionId } as const),
-  };
-};
-
 const decided = (owner: TemplateOwner, command: AccountTemplateCommand) =>
-  handleCommand(accountTemplatesStreamType, accountTemplatesStream(owner.account.accountId), command, actorOf(owner)).pipe(
+  handleCommand(accountTemplatesStreamType, accountTemplatesStream(owner.account.accountId), command, accountActing(owner)).pipe(
     Effect.catchTag("CommandRejected", (rejected): Effect.Effect<never, CommandRejected | NotFound | TemplateLimitReached> => {
       if (rejected.code === "TEMPLATE_NOT_FOUND") return Effect.fail(notFound("templateId" in command ? command.templateId : ""));
       if (rejected.code === "TEMPLATE_LIMIT_REACHED" && command.type === "CreateTemplate" && command.limit !== null) {

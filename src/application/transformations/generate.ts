@@ -11,7 +11,7 @@ import { InsufficientPermissions, InvalidRequest } from "../errors.ts";
 import { ServiceSettings } from "../settings.ts";
 import { type GeneratedResult, renderedFields } from "./generated-result.ts";
 import { decodeImagePayload } from "./image-payload.ts";
-import { entitle, runTransformation } from "./run-transformation.ts";
+import { entitle, runPlanned } from "./run-transformation.ts";
 import { storeResult } from "./store-result.ts";
 
 /** The templateType (the API says "custom") that names one of the calling account's templates (by name or id). */
@@ -99,9 +99,11 @@ const drawAccountTemplate = (principal: Principal, input: AccountTemplateCall) =
  * templates drawn; either way one metered transformation (reserve, run, commit or release) and
  * one stored result.
  */
-export const generate = (principal: Principal, input: GenerateInput) =>
+export const planGenerate = (principal: Principal, input: GenerateInput) =>
   Effect.gen(function* () {
     const work = yield* isAccountTemplateCall(input) ? drawAccountTemplate(principal, input) : catalogWork(principal, input);
     const units = "units" in work ? work.units : 1;
-    return yield* runTransformation(work.entitled, { ...work.parameters, ...choiceParameters(input) }, work.process, units);
+    return { entitled: work.entitled, parameters: { ...work.parameters, ...choiceParameters(input) }, process: work.process, units };
   });
+
+export const generate = (principal: Principal, input: GenerateInput) => Effect.flatMap(planGenerate(principal, input), (plan) => runPlanned(plan));

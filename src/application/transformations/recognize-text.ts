@@ -16,9 +16,10 @@ import type { Principal } from "../access/authenticate.ts";
 import { type FieldIssue, InvalidRequest } from "../errors.ts";
 import { ServiceSettings } from "../settings.ts";
 import { decodeImagePayload } from "./image-payload.ts";
-import { documentResult, type OcrPageResult } from "./ocr-document-result.ts";
-import { storeSearchablePdf } from "./ocr-searchable-pdf.ts";
-import { entitle, runTransformation } from "./run-transformation.ts";
+import { readDocumentPages } from "./ocr-document-pages.ts";
+import { documentResult, type OcrReading } from "./ocr-document-result.ts";
+import { type StoredPdf, storeSearchablePdf } from "./ocr-searchable-pdf.ts";
+import { entitle, type Processed, runPlanned } from "./run-transformation.ts";
 
 export interface OcrInput {
   readonly image: string;
@@ -43,8 +44,11 @@ const outputOf = (result: { readonly language: string; readonly text: string; re
   confidence: String(Math.round(result.confidence)),
 });
 
+/** What a reading gives: the text in its format, and where its searchable PDF waits, if one was asked for. */
+export type RecognizedText = OcrReading & { readonly stored: StoredPdf | undefined };
+
 /** POST /ocr: read the text of an image, or of every page of a document, in the asked (or detected) language and format. */
-export const recognizeText = (principal: Principal, input: OcrInput) =>
+export const planRecognizeText = (principal: Principal, input: OcrInput) =>
   Effect.gen(function* () {
     const engine = yield* OcrEngine;
     const language = input.language ?? ocrAutoLanguage;
@@ -83,28 +87,29 @@ export const recognizeText = (principal: Principal, input: OcrInput) =>
     const decoded = yield* Effect.result(decodeImagePayload("image", input.image, settings.maxImageBytes));
     const document = Result.isSuccess(decoded) ? yield* reader.openDocument(decoded.success) : undefined;
 
-    if (document === undefined) {
-      const process = Effect.gen(function* () {
+    // An image, or every page of a document: one kind of work either way, billed by its units.
+    const process = Effect.gen(function* () {
+      if (document === undefined) {
         const bytes = Result.isSuccess(decoded) ? decoded.success : yield* Effect.fail(decoded.failure);
         const image = yield* reader.readImage(bytes);
         const result: OcrResult = yield* engine.recognize({ image, ...request });
         const { stored, output } = yield* storeSearchablePdf(result);
-        return { value: { ...result, stored }, output: { ...outputOf(result), ...output } };
-      });
-      return yield* runTransformation(entitled, parameters, process);
-    }
-
-    const process = Effect.gen(function* () {
-      const pages: Array<OcrPageResult> = [];
-      // One page in memory at a time; each page waits for an engine slot like any request, so a
-      // long document shares the engines with others instead of holding them.
-      for (let index = 0; index < document.pages; index++) {
-        const image = yield* document.page(index);
-        pages.push({ page: index + 1, ...(yield* engine.recognize({ image, ...request })) });
+        const done: Processed<RecognizedText> = { value: { ...result, stored }, output: { ...outputOf(result), ...output } };
+        return done;
       }
+      // As many pages at once as the engine has workers, each taking its turn at the engine like
+      // any request, so a long document shares the engines with others instead of holding them.
+      const pages = yield* readDocumentPages(document, engine, request);
       const result = documentResult(outputFormat as OcrOutputFormat, pages);
       const { stored, output } = yield* storeSearchablePdf(result);
-      return { value: { ...result, stored }, output: { ...outputOf(result), ...output, format: document.format, pages: String(document.pages) } };
+      const done: Processed<RecognizedText> = {
+        value: { ...result, stored },
+        output: { ...outputOf(result), ...output, format: document.format, pages: String(document.pages) },
+      };
+      return done;
     });
-    return yield* runTransformation(entitled, { ...parameters, pages: String(document.pages) }, process, document.pages);
+    const billed: Readonly<Record<string, string>> = document === undefined ? parameters : { ...parameters, pages: String(document.pages) };
+    return { entitled, parameters: billed, process, units: document?.pages ?? 1 };
   });
+
+export const recognizeText = (principal: Principal, input: OcrInput) => Effect.flatMap(planRecognizeText(principal, input), (plan) => runPlanned(plan));

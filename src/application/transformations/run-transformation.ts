@@ -1,4 +1,4 @@
-import { Effect, Exit } from "effect";
+import { Cause, Effect, Exit } from "effect";
 import { billingPeriodOf, secondsUntilReset } from "../../domain/billing-period.ts";
 import { type Feature, type PlanId, planIncludes, PLANS } from "../../domain/plan.ts";
 import { quotaStream } from "../../domain/quota-ledger.ts";
@@ -46,65 +46,92 @@ export const entitle = (principal: Principal, feature: Feature): Effect.Effect<E
     ? Effect.succeed({ principal, feature })
     : Effect.fail(new InsufficientPermissions({ message: `The ${principal.account.plan} plan does not include ${feature}.` }));
 
+/** What a use case asks to be billed for: the entitled caller, what the audit records of the call, its units and its work. */
+export interface TransformationPlan<A, E, R> {
+  readonly entitled: Entitled;
+  readonly parameters: Readonly<Record<string, string>>;
+  readonly process: Effect.Effect<Processed<A>, E, R>;
+  readonly units: number;
+}
+
+/** A reservation made, and the request recorded: what finishing the transformation needs. */
+export interface Reservation {
+  readonly requestId: string;
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly plan: PlanId;
+  /** When it was reserved: the processing time counts from here. */
+  readonly reservedAt: Date;
+}
+
+const contextOf = ({ requestId, accountId, keyId }: Pick<Reservation, "requestId" | "accountId" | "keyId">) => ({
+  actor: { kind: "api-key", keyId, accountId } as const,
+  requestId,
+});
+
 /**
- * One billable request: reserve its `units` of the month's quota (1, or a document's pages) in one
- * decision, run `process`, then commit them on success or release them on failure, so only
- * successes count and a document is charged for all its pages or none. Every step is an event.
- * Only `process` can be interrupted (the client left, a deadline passed): the engine work stops,
- * and the reservation is still released; reserve, commit and release always run to the end.
+ * Reserves the plan's units of the month's quota in one decision (QuotaExceeded when they are not
+ * free) and records the request. `holdMs`: how long the units stay held if nothing finishes them
+ * (a synchronous request's reservation TTL; an accepted job's retention).
  */
-export const runTransformation = <A, E, R>(
+export const reserveTransformation = (
   { principal, feature: operation }: Entitled,
   parameters: Readonly<Record<string, string>>,
+  units: number,
+  holdMs?: number,
+) =>
+  Effect.gen(function* () {
+    const now = (yield* Clock).now();
+    const { accountId, plan } = principal.account;
+    const keyId = principal.key.keyId;
+    const requestId = (yield* Ids).uuid();
+    const period = billingPeriodOf(now);
+    const context = contextOf({ requestId, accountId, keyId });
+    const expiresAt = new Date(now.getTime() + (holdMs ?? (yield* ServiceSettings).reservationTtlMs));
+    const limit = PLANS[plan].monthlyTransformations;
+    const reserve = { type: "ReserveQuota", requestId, accountId, keyId, operation, period: period.id, units, limit, expiresAt, now } as const;
+    const reserved = yield* handleCommand(quotaLedgerStreamType, quotaStream(accountId, period.id), reserve, context);
+    if (reserved.events.some((event) => event.type === "QuotaReservationRefused")) return yield* quotaExceeded(plan, now);
+    const request = { type: "RequestTransformation", requestId, accountId, keyId, operation, parameters, now } as const;
+    yield* handleCommand(transformationStreamType, transformationStream(requestId), request, context);
+    return { requestId, accountId, keyId, plan, reservedAt: now } satisfies Reservation;
+  });
+
+/**
+ * Runs `process` for a reservation, then commits its units on success or releases them on
+ * failure, so only successes count and a document is charged for all its pages or none. Every
+ * step is an event. Only `process` can be interrupted (the client left, a deadline passed): the
+ * engine work stops, and the reservation is still released; commit and release run to the end.
+ * `settled`: the reservation was already committed or released by an earlier run of the same
+ * work (a job taken over after its instance died): the work runs again and nothing is counted twice.
+ * `keepWhenInterrupted`: a job's work stopped by its instance's shutdown leaves the units reserved
+ * for the run that takes it over.
+ * The processing time counts from the reservation (a synchronous request), or from the start of
+ * the work (`timedFromStart`: a job, which may have waited in its queue).
+ */
+export const completeTransformation = <A, E, R>(
+  reservation: Reservation,
   process: Effect.Effect<Processed<A>, E, R>,
-  units = 1,
+  options: { readonly settled?: boolean; readonly timedFromStart?: boolean; readonly keepWhenInterrupted?: boolean } = {},
 ) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
-      const ids = yield* Ids;
       const clock = yield* Clock;
-      const settings = yield* ServiceSettings;
-      const { accountId, plan } = principal.account;
-      const keyId = principal.key.keyId;
-      const requestId = ids.uuid();
-      const now = clock.now();
-      const period = billingPeriodOf(now);
-      const ledger = quotaStream(accountId, period.id);
-      const context = { actor: { kind: "api-key", keyId, accountId } as const, requestId };
-
-      const reserved = yield* handleCommand(
-        quotaLedgerStreamType,
-        ledger,
-        {
-          type: "ReserveQuota",
-          requestId,
-          accountId,
-          keyId,
-          operation,
-          period: period.id,
-          units,
-          limit: PLANS[plan].monthlyTransformations,
-          expiresAt: new Date(now.getTime() + settings.reservationTtlMs),
-          now,
-        },
-        context,
-      );
-      if (reserved.events.some((event) => event.type === "QuotaReservationRefused")) {
-        return yield* quotaExceeded(plan, now);
-      }
-
+      const { requestId, accountId, plan } = reservation;
+      const ledger = quotaStream(accountId, billingPeriodOf(reservation.reservedAt).id);
       const request = transformationStream(requestId);
-      yield* handleCommand(
-        transformationStreamType,
-        request,
-        { type: "RequestTransformation", requestId, accountId, keyId, operation, parameters, now },
-        context,
-      );
-
+      const context = contextOf(reservation);
+      const started = clock.now();
       // Engine slots are shared per account: the engines learn whose work this is.
       const exit = yield* Effect.exit(restore(Effect.provideService(process, EngineTenant, accountId)));
       const finished = clock.now();
-      const processingTimeMs = finished.getTime() - now.getTime();
+      const processingTimeMs = finished.getTime() - (options.timedFromStart === true ? started : reservation.reservedAt).getTime();
+      // A job stopped with its instance keeps its units for the run that takes it over.
+      const handedOver = options.keepWhenInterrupted === true && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause);
+      if (options.settled === true || handedOver) {
+        if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause);
+        return { requestId, value: exit.value.value, processingTimeMs } satisfies Transformed<A>;
+      }
       if (Exit.isFailure(exit)) {
         const reason = exit.cause.reasons[0];
         const code =
@@ -130,3 +157,17 @@ export const runTransformation = <A, E, R>(
       return { requestId, value: exit.value.value, processingTimeMs } satisfies Transformed<A>;
     }),
   );
+
+/** One billable request, start to end: reserve, run, commit or release. Reserving is never interrupted halfway. */
+export const runTransformation = <A, E, R>(
+  entitled: Entitled,
+  parameters: Readonly<Record<string, string>>,
+  process: Effect.Effect<Processed<A>, E, R>,
+  units = 1,
+) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(reserveTransformation(entitled, parameters, units), (reservation) => restore(completeTransformation(reservation, process))),
+  );
+
+/** A use case's plan run as one synchronous request. */
+export const runPlanned = <A, E, R>(plan: TransformationPlan<A, E, R>) => runTransformation(plan.entitled, plan.parameters, plan.process, plan.units);

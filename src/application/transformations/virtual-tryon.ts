@@ -6,7 +6,7 @@ import type { Principal } from "../access/authenticate.ts";
 import { InvalidRequest } from "../errors.ts";
 import { ServiceSettings } from "../settings.ts";
 import { decodeImagePayload } from "./image-payload.ts";
-import { entitle, runTransformation } from "./run-transformation.ts";
+import { entitle, runPlanned } from "./run-transformation.ts";
 import { storeResult } from "./store-result.ts";
 
 export interface TryOnInput {
@@ -31,7 +31,7 @@ export interface TryOnOutcome {
 }
 
 /** POST /virtual-tryon: dress the person in the garment, store the composite. */
-export const virtualTryOn = (principal: Principal, input: TryOnInput) =>
+export const planVirtualTryOn = (principal: Principal, input: TryOnInput) =>
   Effect.gen(function* () {
     const resolved = resolveTryOnSettings(input.settings);
     if (!resolved.ok) {
@@ -53,5 +53,7 @@ export const virtualTryOn = (principal: Principal, input: TryOnInput) =>
       const value: TryOnOutcome = { resultId, expiresAt, settings: result.settings, format, width, height, coverage, method, confidence };
       return { value, output };
     });
-    return yield* runTransformation(entitled, { ...resolved.settings }, process);
+    return { entitled, parameters: { ...resolved.settings }, process, units: 1 };
   });
+
+export const virtualTryOn = (principal: Principal, input: TryOnInput) => Effect.flatMap(planVirtualTryOn(principal, input), (plan) => runPlanned(plan));

@@ -14,7 +14,7 @@ export type PageFailure = InvalidImage | ImageTooLarge | EngineBusy | EngineTime
 export interface OpenedDocument {
   readonly format: "pdf" | "tiff";
   readonly pages: number;
-  /** Page `index` (0-based) as an image an OCR engine reads, made when asked: one page in memory at a time. */
+  /** Page `index` (0-based) as an image an OCR engine reads, made when asked: the caller bounds how many pages it holds at once. */
   readonly page: (index: number) => Effect.Effect<ValidatedImage, PageFailure>;
 }
 

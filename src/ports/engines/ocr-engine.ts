@@ -82,6 +82,11 @@ export interface OcrEngineShape {
   readonly languages: ReadonlyArray<OcrLanguage>;
   /** The output formats this engine writes; callers ask only for these (POST /ocr refuses others with 400). */
   readonly outputFormats: ReadonlyArray<OcrOutputFormat>;
+  /**
+   * Recognitions this engine runs at once (its workers): how many pages of one document are worth
+   * handing it together. More wait in its line, where other accounts' requests take turns with them.
+   */
+  readonly parallelism: number;
   readonly recognize: (
     request: OcrRequest,
   ) => Effect.Effect<OcrResult, InvalidImage | UnsupportedLanguage | EngineBusy | EngineTimeout | DependencyUnavailable>;

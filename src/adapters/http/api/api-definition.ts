@@ -4,9 +4,11 @@ import { account } from "../groups/account/account-api.ts";
 import { accountTemplates } from "../groups/account-templates/account-templates-api.ts";
 import { audit } from "../groups/audit/audit-api.ts";
 import { catalog } from "../groups/catalog/catalog-api.ts";
+import { jobs } from "../groups/jobs/jobs-api.ts";
 import { ledger, receipts } from "../groups/receipts/receipts-api.ts";
 import { results } from "../groups/results/results-api.ts";
 import { transformations } from "../groups/transformations/transformations-api.ts";
+import { webhooks } from "../groups/webhooks/webhooks-api.ts";
 import { API_VERSION } from "../middleware/security-headers.ts";
 import { RESPONSE_HEADERS } from "./response-headers.ts";
 
@@ -25,6 +27,7 @@ const monthlyTransformations = PLAN_IDS.map((id) => `${id} ${PLANS[id].monthlyTr
 
 export const ImageTransformationApi = HttpApi.make("image-transformation-api")
   .add(transformations)
+  .add(jobs)
   .add(catalog)
   .add(accountTemplates)
   .add(account)
@@ -32,6 +35,7 @@ export const ImageTransformationApi = HttpApi.make("image-transformation-api")
   .add(ledger)
   .add(receipts)
   .add(audit)
+  .add(webhooks)
   .annotate(
     HttpApi.AdditionalSchemas,
     Object.values(RESPONSE_HEADERS).map((header) => header.schema),

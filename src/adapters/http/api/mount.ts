@@ -4,7 +4,10 @@ import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { Principal } from "../../../application/access/authenticate.ts";
+import { type AcceptedJob, acceptJob } from "../../../application/jobs/accept-job.ts";
+import type { JobInputs } from "../../../application/jobs/job-operations.ts";
 import { echo } from "../../../domain/echo.ts";
+import type { Feature } from "../../../domain/plan.ts";
 import { decodeBody } from "../bodies/request-body.ts";
 import { type ApiError, errorResponseOf } from "../errors/error-catalog.ts";
 import { MethodNotAllowed } from "../errors/protocol-errors.ts";
@@ -19,6 +22,7 @@ import type { AppServices } from "./app-services.ts";
 import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { type BodyLimits, EngineWork } from "./engine-work.ts";
 import { sendError, sendSuccess, type SuccessSchema } from "./respond.ts";
+import { prefersRespondAsync, RespondsAsync } from "./respond-async.ts";
 
 /**
  * The Koa router, built from the API definition: each endpoint's method, path, authentication,
@@ -63,6 +67,8 @@ export type Handlers<Api, R> = { readonly [E in EndpointOf<Api> as HttpApiEndpoi
 export type GroupHandlers<Group, R> = { readonly [E in HttpApiGroup.Endpoints<Group> as HttpApiEndpoint.Identifier<E>]: Handler<E, R> };
 
 export interface MountOptions {
+  /** Where the routes are mounted (/api): a 202's Location names the job under it. */
+  readonly prefix: string;
   readonly run: RunEffect<AppServices>;
   readonly logger: Logger;
   readonly maxBodyBytes: BodyLimits;
@@ -107,7 +113,12 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   const payload = [...endpoint.payload.values()][0]?.schemas[0] as Schema.Decoder<unknown> | undefined;
   if (payload !== undefined && bodySize === undefined) throw new Error(`${endpoint.identifier}: a payload needs its body size (EngineWork)`);
   const takesKey = endpoint.headers?.ast._tag === "Objects" && endpoint.headers.ast.propertySignatures.some((field) => field.name === "idempotency-key");
-  const successes = [...endpoint.success];
+  // On an operation that may run as a job (RespondsAsync), the 202 is the job; the other success is the operation's own reply.
+  const asyncOperation = Annotations.getOrUndefined(endpoint.annotations, RespondsAsync);
+  const isAccepted = (schema: Schema.Top) => asyncOperation !== undefined && successStatusOf(schema) === 202;
+  const accepted = [...endpoint.success].find(isAccepted) as unknown as SuccessSchema<AcceptedJob> | undefined;
+  if (asyncOperation !== undefined && accepted === undefined) throw new Error(`${endpoint.identifier}: RespondsAsync needs a 202 success`);
+  const successes = [...endpoint.success].filter((schema) => !isAccepted(schema));
   const envelope = successes.length === 1 && isJson(successes[0]!) ? (successes[0] as unknown as SuccessSchema<unknown>) : undefined;
   // 200, unless the definition gives the success a status of its own (201 for a creation).
   const successStatus = successes.length === 1 ? successStatusOf(successes[0]!) : 200;
@@ -116,12 +127,34 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
 
   const authenticate = keyed ? authenticateKey(run) : undefined;
   const operatorOnly = operator ? operatorCredential(options.operatorToken, run) : undefined;
-  const keepResponse = idempotent(run, options.logger);
+  const jobHeaders = (ctx: Context, jobId: string) => {
+    ctx.set("Location", `${options.prefix}/jobs/${encodeURIComponent(jobId)}`);
+    ctx.set("Preference-Applied", "respond-async");
+  };
+  const keepResponse = idempotent(run, options.logger, (ctx, body) => {
+    const jobId = (body as { readonly data?: { readonly jobId?: unknown } }).data?.jobId;
+    if (ctx.status === 202 && accepted !== undefined && typeof jobId === "string") jobHeaders(ctx, jobId);
+  });
 
   const send = (ctx: Context, reply: unknown) =>
     envelope === undefined ? sendBinary(ctx, reply as BinaryReply) : sendSuccess(ctx, envelope, reply, successStatus);
   const respond = (ctx: Context, request: Effect.Effect<Record<string, unknown>, ApiError, AppServices>) =>
     respondWith(ctx, run, Effect.flatMap(request, handler), (reply) => send(ctx, reply));
+
+  /** Prefer: respond-async on an operation that takes it: everything checked and reserved, the work left to a job (application/jobs). */
+  const respondAsync = (
+    ctx: Context,
+    request: Effect.Effect<{ readonly principal?: Principal | undefined; readonly payload: unknown }, ApiError, AppServices>,
+  ) =>
+    respondWith(
+      ctx,
+      run,
+      Effect.flatMap(request, ({ principal, payload }) => acceptJob(principal!, asyncOperation!, payload as JobInputs[Feature])),
+      (job) => {
+        jobHeaders(ctx, job.jobId);
+        sendSuccess(ctx, accepted!, job, 202);
+      },
+    );
 
   const requestOf = (ctx: Context) => ({
     params: decodeParams?.(ctx.params) ?? {},
@@ -149,7 +182,7 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
       if (body === undefined) return;
       // The payload decoded is the one the document declares.
       const decoded = Effect.map(decodeBody(payload, body.value), (value) => ({ ...request, payload: value }));
-      const handle = () => respond(ctx, decoded);
+      const handle = asyncOperation !== undefined && prefersRespondAsync(ctx.get("prefer")) ? () => respondAsync(ctx, decoded) : () => respond(ctx, decoded);
       await (takesKey && principal !== undefined ? keepResponse(ctx, principal, body.digest, handle) : handle());
     } finally {
       release();
@@ -164,7 +197,7 @@ const OVERRIDABLE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   handlers: Handlers<HttpApi.HttpApi<Id, Groups>, AppServices>,
-  options: MountOptions & { readonly prefix: string },
+  options: MountOptions,
 ): Router => {
   const router = new Router({ prefix: options.prefix });
   const byName = handlers as unknown as Readonly<Record<string, AnyHandler>>;

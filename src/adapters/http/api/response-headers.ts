@@ -49,6 +49,8 @@ export const RESPONSE_HEADERS = {
     "The format came from the Accept header (a result that negotiates its format): caches keep one per Accept",
   ),
   "Idempotent-Replayed": header("IdempotentReplayedHeader", Schema.Literal("true"), "The first response to this Idempotency-Key, sent again"),
+  Location: header("LocationHeader", Schema.String.check(Schema.isPattern(/^\/api\/jobs\/[^/?#]{1,128}$/u)), "The job a 202 made: GET it for the outcome"),
+  "Preference-Applied": header("PreferenceAppliedHeader", Schema.Literal("respond-async"), "Prefer: respond-async was honoured: the work runs as a job"),
 } as const;
 
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
@@ -92,6 +94,7 @@ export const declareResponseHeaders = (
       // that far, and a client refused for its failed keys (429 before any key was admitted) has none.
       if (keyed && status !== 401 && status !== 405) declared.push(["RateLimit-Policy", status < 300], ["RateLimit", status < 300]);
       if (method === "post" && status !== 401 && status !== 405 && isReplayable(status)) declared.push(["Idempotent-Replayed", false]);
+      if (status === 202) declared.push(["Location", true], ["Preference-Applied", true]);
       // A result image may be one the Accept header chose.
       if (status < 300 && Object.keys(response.content ?? {}).some((type) => type.startsWith("image/"))) declared.push(["Vary", false]);
       const component = response.content?.["application/json"]?.schema?.$ref?.split("/").at(-1);

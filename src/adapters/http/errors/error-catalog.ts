@@ -167,6 +167,17 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
       headers: retryAfter(e.retryAfterSeconds),
     }),
   },
+  JobQueueFull: {
+    status: 429,
+    replayable: false,
+    sends: ["Retry-After"],
+    codes: ["TOO_MANY_JOBS"],
+    respond: (e) => ({
+      code: "TOO_MANY_JOBS",
+      message: `The account has ${e.limit} jobs queued or running, the most it may; send this one when one of them has ended.`,
+      headers: retryAfter(30),
+    }),
+  },
   EngineBusy: {
     status: 503,
     replayable: false,

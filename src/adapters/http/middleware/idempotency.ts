@@ -21,10 +21,11 @@ export const idempotencyKeyOf = (ctx: Context): string | ReadonlyArray<string> |
  * `Idempotency-Key` on a POST, after authentication and the body (its `digest`, taken by
  * json-body.ts): the first request with a key runs `handle` and its response is kept for 24 hours
  * (the body in the result store, its digest in the key's events); a repeat gets it again byte for
- * byte, marked `Idempotent-Replayed: true`, without running or charging anything.
+ * byte, marked `Idempotent-Replayed: true`, without running or charging anything; `replayHeaders`
+ * sets again the headers the body determines.
  */
 export const idempotent =
-  (run: RunEffect<AppServices>, logger: Logger) =>
+  (run: RunEffect<AppServices>, logger: Logger, replayHeaders: (ctx: Context, body: unknown) => void = () => {}) =>
   async (ctx: Context, principal: Principal, digest: string | undefined, handle: () => Promise<void>): Promise<void> => {
     const key = idempotencyKeyOf(ctx);
     if (key === undefined) return handle();
@@ -45,6 +46,8 @@ export const idempotent =
       ctx.type = "json";
       ctx.body = begun.value.response.json;
       ctx.set("Idempotent-Replayed", "true");
+      // Headers a response's body determines (a 202's Location names its job) are made again from it.
+      replayHeaders(ctx, JSON.parse(begun.value.response.json));
       return;
     }
     let recorded: ResponseToKeep | undefined;
