@@ -36,36 +36,41 @@ export const acceptJob = <O extends Feature>(principal: Principal, operation: O,
     const { accountId } = principal.account;
     // A race of two requests may pass the cap by one each: it bounds the queue, it does not bill.
     if ((yield* (yield* JobProjection).queuedCount(accountId)) >= settings.maxQueuedJobs) return yield* new JobQueueFull({ limit: settings.maxQueuedJobs });
-    const reservation = yield* reserveTransformation(plan.entitled, plan.parameters, plan.units, settings.resultTtlMs);
-    const ids = yield* Ids;
-    const now = (yield* Clock).now();
-    const expiresAt = new Date(now.getTime() + settings.resultTtlMs);
-    const json = JSON.stringify(input);
-    const inputRef = ids.uuid();
-    const jobId = ids.uuid();
-    const keep = Effect.gen(function* () {
-      yield* (yield* ResultStore).put({ resultId: inputRef, bytes: new TextEncoder().encode(json), contentType: "application/json", expiresAt });
-      const accept = {
-        type: "AcceptJob",
-        jobId,
-        accountId,
-        keyId: principal.key.keyId,
-        operation,
-        requestId: reservation.requestId,
-        units: plan.units,
-        inputRef,
-        inputSha256: (yield* ChainCrypto).digest(json),
-        expiresAt: expiresAt.toISOString(),
-        now,
-      } as const;
-      yield* handleCommand(jobStreamType, jobStream(jobId), accept, {
-        actor: { kind: "api-key", keyId: principal.key.keyId, accountId },
-        requestId: reservation.requestId,
-      });
-    });
-    // The body could not be kept or the job not recorded: the units go back, as for any failed request.
-    const kept = yield* Effect.result(keep);
-    if (kept._tag === "Failure") yield* completeTransformation(reservation, Effect.fail(kept.failure));
-    yield* (yield* JobWakeups).wake(jobId);
-    return { jobId, status: "queued", operation, createdAt: now.toISOString() } satisfies AcceptedJob;
+    // From the reservation on, a client that leaves stops nothing: the units are held by a job, or given back.
+    return yield* Effect.uninterruptible(
+      Effect.gen(function* () {
+        const reservation = yield* reserveTransformation(plan.entitled, plan.parameters, plan.units, settings.resultTtlMs);
+        const ids = yield* Ids;
+        const now = (yield* Clock).now();
+        const expiresAt = new Date(now.getTime() + settings.resultTtlMs);
+        const json = JSON.stringify(input);
+        const inputRef = ids.uuid();
+        const jobId = ids.uuid();
+        const keep = Effect.gen(function* () {
+          yield* (yield* ResultStore).put({ resultId: inputRef, bytes: new TextEncoder().encode(json), contentType: "application/json", expiresAt });
+          const accept = {
+            type: "AcceptJob",
+            jobId,
+            accountId,
+            keyId: principal.key.keyId,
+            operation,
+            requestId: reservation.requestId,
+            units: plan.units,
+            inputRef,
+            inputSha256: (yield* ChainCrypto).digest(json),
+            expiresAt: expiresAt.toISOString(),
+            now,
+          } as const;
+          yield* handleCommand(jobStreamType, jobStream(jobId), accept, {
+            actor: { kind: "api-key", keyId: principal.key.keyId, accountId },
+            requestId: reservation.requestId,
+          });
+        });
+        // The body could not be kept or the job not recorded: the units go back, as for any failed request.
+        const kept = yield* Effect.result(keep);
+        if (kept._tag === "Failure") yield* completeTransformation(reservation, Effect.fail(kept.failure));
+        yield* (yield* JobWakeups).wake(jobId);
+        return { jobId, status: "queued", operation, createdAt: now.toISOString() } satisfies AcceptedJob;
+      }),
+    );
   });

@@ -97,6 +97,59 @@ export const reserveTransformation = (
     return { requestId, accountId, keyId, plan, reservedAt: now } satisfies Reservation;
   });
 
+interface CompleteOptions {
+  readonly settled?: boolean;
+  readonly timedFromStart?: boolean;
+  readonly keepWhenInterrupted?: boolean;
+}
+
+/** What uninterruptibleMask hands its body: the one way back to the caller's interruptibility. */
+type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>;
+
+/** The work under `restore` (the only part a client that leaves can stop), then its units committed or released, uninterrupted. */
+const finish = <A, E, R>(reservation: Reservation, process: Effect.Effect<Processed<A>, E, R>, restore: Restore, options: CompleteOptions) =>
+  Effect.gen(function* () {
+    const clock = yield* Clock;
+    const { requestId, accountId, plan } = reservation;
+    const ledger = quotaStream(accountId, billingPeriodOf(reservation.reservedAt).id);
+    const request = transformationStream(requestId);
+    const context = contextOf(reservation);
+    const started = clock.now();
+    // Engine slots are shared per account: the engines learn whose work this is.
+    const exit = yield* Effect.exit(restore(Effect.provideService(process, EngineTenant, accountId)));
+    const finished = clock.now();
+    const processingTimeMs = finished.getTime() - (options.timedFromStart === true ? started : reservation.reservedAt).getTime();
+    // A job stopped with its instance keeps its units for the run that takes it over.
+    const handedOver = options.keepWhenInterrupted === true && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause);
+    if (options.settled === true || handedOver) {
+      if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause);
+      return { requestId, value: exit.value.value, processingTimeMs } satisfies Transformed<A>;
+    }
+    if (Exit.isFailure(exit)) {
+      const reason = exit.cause.reasons[0];
+      const code =
+        reason?._tag === "Fail" ? String((reason.error as { _tag?: unknown })._tag ?? "Failure") : reason?._tag === "Interrupt" ? "Interrupted" : "Defect";
+      yield* handleCommand(quotaLedgerStreamType, ledger, { type: "ReleaseQuota", requestId, reason: code, now: finished }, context);
+      yield* handleCommand(transformationStreamType, request, { type: "FailTransformation", code, now: finished }, context);
+      return yield* Effect.failCause(exit.cause);
+    }
+    yield* handleCommand(quotaLedgerStreamType, ledger, { type: "CommitQuota", requestId, now: finished }, context).pipe(
+      Effect.catchTag("CommandRejected", () =>
+        // The reservation expired and others took the last units meanwhile: the result is not delivered.
+        handleCommand(transformationStreamType, request, { type: "FailTransformation", code: "QuotaExceeded", now: finished }, context).pipe(
+          Effect.andThen(Effect.fail(quotaExceeded(plan, finished))),
+        ),
+      ),
+    );
+    yield* handleCommand(
+      transformationStreamType,
+      request,
+      { type: "CompleteTransformation", processingTimeMs, output: exit.value.output, now: finished },
+      context,
+    );
+    return { requestId, value: exit.value.value, processingTimeMs } satisfies Transformed<A>;
+  });
+
 /**
  * Runs `process` for a reservation, then commits its units on success or releases them on
  * failure, so only successes count and a document is charged for all its pages or none. Every
@@ -109,56 +162,14 @@ export const reserveTransformation = (
  * The processing time counts from the reservation (a synchronous request), or from the start of
  * the work (`timedFromStart`: a job, which may have waited in its queue).
  */
-export const completeTransformation = <A, E, R>(
-  reservation: Reservation,
-  process: Effect.Effect<Processed<A>, E, R>,
-  options: { readonly settled?: boolean; readonly timedFromStart?: boolean; readonly keepWhenInterrupted?: boolean } = {},
-) =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function* () {
-      const clock = yield* Clock;
-      const { requestId, accountId, plan } = reservation;
-      const ledger = quotaStream(accountId, billingPeriodOf(reservation.reservedAt).id);
-      const request = transformationStream(requestId);
-      const context = contextOf(reservation);
-      const started = clock.now();
-      // Engine slots are shared per account: the engines learn whose work this is.
-      const exit = yield* Effect.exit(restore(Effect.provideService(process, EngineTenant, accountId)));
-      const finished = clock.now();
-      const processingTimeMs = finished.getTime() - (options.timedFromStart === true ? started : reservation.reservedAt).getTime();
-      // A job stopped with its instance keeps its units for the run that takes it over.
-      const handedOver = options.keepWhenInterrupted === true && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause);
-      if (options.settled === true || handedOver) {
-        if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause);
-        return { requestId, value: exit.value.value, processingTimeMs } satisfies Transformed<A>;
-      }
-      if (Exit.isFailure(exit)) {
-        const reason = exit.cause.reasons[0];
-        const code =
-          reason?._tag === "Fail" ? String((reason.error as { _tag?: unknown })._tag ?? "Failure") : reason?._tag === "Interrupt" ? "Interrupted" : "Defect";
-        yield* handleCommand(quotaLedgerStreamType, ledger, { type: "ReleaseQuota", requestId, reason: code, now: finished }, context);
-        yield* handleCommand(transformationStreamType, request, { type: "FailTransformation", code, now: finished }, context);
-        return yield* Effect.failCause(exit.cause);
-      }
-      yield* handleCommand(quotaLedgerStreamType, ledger, { type: "CommitQuota", requestId, now: finished }, context).pipe(
-        Effect.catchTag("CommandRejected", () =>
-          // The reservation expired and others took the last units meanwhile: the result is not delivered.
-          handleCommand(transformationStreamType, request, { type: "FailTransformation", code: "QuotaExceeded", now: finished }, context).pipe(
-            Effect.andThen(Effect.fail(quotaExceeded(plan, finished))),
-          ),
-        ),
-      );
-      yield* handleCommand(
-        transformationStreamType,
-        request,
-        { type: "CompleteTransformation", processingTimeMs, output: exit.value.output, now: finished },
-        context,
-      );
-      return { requestId, value: exit.value.value, processingTimeMs } satisfies Transformed<A>;
-    }),
-  );
+export const completeTransformation = <A, E, R>(reservation: Reservation, process: Effect.Effect<Processed<A>, E, R>, options: CompleteOptions = {}) =>
+  Effect.uninterruptibleMask((restore) => finish(reservation, process, restore, options));
 
-/** One billable request, start to end: reserve, run, commit or release. Reserving is never interrupted halfway. */
+/**
+ * One billable request, start to end: reserve, run, commit or release, in one uninterruptible
+ * region whose only interruptible part is the work: a client that leaves while its units are being
+ * reserved stops the work that follows, and the units are released.
+ */
 export const runTransformation = <A, E, R>(
   entitled: Entitled,
   parameters: Readonly<Record<string, string>>,
@@ -166,7 +177,7 @@ export const runTransformation = <A, E, R>(
   units = 1,
 ) =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(reserveTransformation(entitled, parameters, units), (reservation) => restore(completeTransformation(reservation, process))),
+    Effect.flatMap(reserveTransformation(entitled, parameters, units), (reservation) => finish(reservation, process, restore, {})),
   );
 
 /** A use case's plan run as one synchronous request. */
