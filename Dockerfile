@@ -7,7 +7,9 @@ WORKDIR /app
 # Fonts for the text layers of account templates (TEMPLATE_FONTS in src/domain/account-templates/account-template-design.ts):
 # Pango finds them through fontconfig; without them a text layer has no font to draw with, and
 # without fonts-noto-cjk Chinese text would draw as empty boxes.
-RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk \
+# tesseract-ocr is the native OCR engine this image runs (OCR_ENGINE=tesseract-native, below): the
+# npm packages' models read at about twice tesseract.js's pace (docs/ocr.md#ocr-engines).
+RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk tesseract-ocr \
   && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, so that a change to the sources reuses this layer. sharp, onnxruntime-node and
@@ -26,7 +28,7 @@ RUN mkdir /data && chown node:node /data
 VOLUME ["/data"]
 # Two malloc arenas: the OCR and try-on threads otherwise leave memory in arenas of their own (see README, Memory).
 # The compile cache makes a restart inside the container skip compiling the modules again.
-ENV DATA_DIR=/data HOST=0.0.0.0 PORT=8443 HTTP_PORT=8080 MALLOC_ARENA_MAX=2 NODE_COMPILE_CACHE=/tmp/node-compile-cache
+ENV DATA_DIR=/data HOST=0.0.0.0 PORT=8443 HTTP_PORT=8080 MALLOC_ARENA_MAX=2 NODE_COMPILE_CACHE=/tmp/node-compile-cache OCR_ENGINE=tesseract-native
 USER node
 EXPOSE 8443 8080
 

@@ -43,7 +43,8 @@ const Env = Schema.Struct({
   JOB_CONCURRENCY: Schema.optionalKey(PositiveInt),
   MAX_QUEUED_JOBS: Schema.optionalKey(PositiveInt),
   SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
-  OCR_ENGINE: Schema.optionalKey(Schema.Literals(["tesseract", "paddle"])),
+  OCR_ENGINE: Schema.optionalKey(Schema.Literals(["tesseract", "tesseract-native", "paddle"])),
+  OCR_TESSERACT_MODELS: Schema.optionalKey(Schema.Literals(["packaged", "system"])),
   OCR_WORKERS: Schema.optionalKey(PositiveInt),
   OCR_WARM_LANGUAGES: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^([a-z_]{3,8}(,[a-z_]{3,8}){0,15})?$/))),
   OCR_IDLE_MEMORY_MB: Schema.optionalKey(PositiveInt),
@@ -117,8 +118,10 @@ export interface Config {
   readonly jobs: { readonly leaseSeconds: number; readonly concurrency: number; readonly maxQueuedPerAccount: number };
   /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
   readonly sqliteSynchronous: "normal" | "full";
-  /** The text-recognition adapter: tesseract.js (every language) or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
-  readonly ocrEngine: "tesseract" | "paddle";
+  /** The text-recognition adapter: Tesseract in WebAssembly or as the native CLI (every language), or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
+  readonly ocrEngine: "tesseract" | "tesseract-native" | "paddle";
+  /** The native Tesseract's models: the npm packages' (as tesseract.js reads) or the system's where installed. */
+  readonly ocrTesseractModels: "packaged" | "system";
   readonly ocrWorkers: number;
   /** Languages whose tesseract worker starts with the service; the others load on first use. */
   readonly ocrWarmLanguages: ReadonlyArray<OcrLanguage>;
@@ -250,6 +253,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     },
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
     ocrEngine: e.OCR_ENGINE ?? "tesseract",
+    ocrTesseractModels: e.OCR_TESSERACT_MODELS ?? "packaged",
     ocrWorkers: e.OCR_WORKERS ?? Math.max(1, cores),
     ocrWarmLanguages: warmLanguagesFrom(e.OCR_WARM_LANGUAGES ?? ""),
     ocrIdleMemoryBytes: (e.OCR_IDLE_MEMORY_MB ?? 256) * 2 ** 20,

@@ -180,6 +180,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     )(
       ocrEngineLayer({
         engine: config.ocrEngine,
+        models: config.ocrTesseractModels,
         workers: config.ocrWorkers,
         deadlineMs: config.engineDeadlineMs,
         warmLanguages: config.ocrWarmLanguages,

@@ -265,17 +265,27 @@ const ocrEngineContract = (subject: EngineUnderTest) =>
     });
   });
 
-const tesseractCapacity = (options: CapacityOptions) =>
-  TesseractOcrEngine.layer({ ...options, languages: ["eng"], warmLanguages: ["eng"] } satisfies TesseractOcrEngineOptions);
+const tesseractCapacity = (runtime: "wasm" | "native") => (options: CapacityOptions) =>
+  TesseractOcrEngine.layer({ ...options, runtime, languages: ["eng"], warmLanguages: ["eng"] } satisfies TesseractOcrEngineOptions);
+/** The languages read below start with the engine, so that each case times reading, not loading. */
+const tesseractWarm: ReadonlyArray<OcrLanguage> = ["eng", "deu", "fra", "spa", "ita", "por", "nld"];
+const tesseractAuto: EngineUnderTest["autoLanguages"] = ["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "ara"];
 const paddleCapacity = (options: CapacityOptions) => PaddleOcrEngine.layer({ ...options, threadsPerWorker: 1 } satisfies PaddleOcrEngineOptions);
 
+// Loading on first use is driven end to end in test/e2e/ocr.e2e.test.ts.
 ocrEngineContract({
   name: "tesseract.js",
-  // The languages read below start with the engine, so that each case times reading, not loading
-  // (loading on first use is driven end to end in test/e2e/ocr.e2e.test.ts).
-  layer: () => TesseractOcrEngine.layer({ warmLanguages: ["eng", "deu", "fra", "spa", "ita", "por", "nld"] }),
-  capacityLayer: tesseractCapacity,
-  autoLanguages: ["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "ara"],
+  layer: () => TesseractOcrEngine.layer({ warmLanguages: tesseractWarm }),
+  capacityLayer: tesseractCapacity("wasm"),
+  autoLanguages: tesseractAuto,
+});
+
+// The same models read by the system's CLI (tools/system-packages/ensure.sh installs it).
+ocrEngineContract({
+  name: "tesseract (native CLI)",
+  layer: () => TesseractOcrEngine.layer({ runtime: "native", warmLanguages: tesseractWarm }),
+  capacityLayer: tesseractCapacity("native"),
+  autoLanguages: tesseractAuto,
 });
 
 ocrEngineContract({

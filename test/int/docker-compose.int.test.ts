@@ -121,6 +121,12 @@ describe.skipIf(composeVersion === undefined)(`docker-compose.yml (docker-compos
     for (const family of TEMPLATE_FONTS) expect(dockerfile, family).toMatch(new RegExp(`apt-get install[^\\n]*\\b${packageOf(family)}\\b`));
   });
 
+  it("installs the native Tesseract the image's OCR engine runs", () => {
+    const dockerfile = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
+    expect(/^ENV .*OCR_ENGINE=(\S+)/m.exec(dockerfile)?.[1]).toBe("tesseract-native");
+    expect(dockerfile).toMatch(/apt-get install[^\n]*\btesseract-ocr\b/);
+  });
+
   it("gives console invitation links (`itsctl account invite` in the container) an address the host reaches", async () => {
     const api = (await services({}))["api"]!;
     const config = loadConfig(api.environment ?? {}, 2);

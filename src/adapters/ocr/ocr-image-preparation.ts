@@ -14,8 +14,10 @@ export class ImageUnreadable extends Error {
 export interface DecodedImage {
   readonly width: number;
   readonly height: number;
-  /** RGB, row-major. */
-  readonly rgb: Buffer;
+  /** Grey (1) for a grey image, else RGB (3): a scanned page decodes to a third of the memory. */
+  readonly channels: 1 | 3;
+  /** Row-major. */
+  readonly pixels: Buffer;
 }
 
 const guard = async <A>(decode: () => Promise<A>): Promise<A> => {
@@ -28,12 +30,16 @@ const guard = async <A>(decode: () => Promise<A>): Promise<A> => {
 
 export const decodeUpright = (bytes: Uint8Array): Promise<DecodedImage> =>
   guard(async () => {
+    const { channels: stored, isPalette } = await sharp(bytes).metadata();
+    // A grey image (with or without transparency) stays grey: 8 bits a pixel, as every engine reads it.
+    const grey = (stored === 1 || stored === 2) && isPalette !== true;
     const { data, info } = await sharp(bytes, { autoOrient: true, animated: false })
       .flatten({ background: "#ffffff" })
-      .toColourspace("srgb")
+      .toColourspace(grey ? "b-w" : "srgb")
       .raw()
       .toBuffer({ resolveWithObject: true });
-    return { width: info.width, height: info.height, rgb: data };
+    if (info.channels !== (grey ? 1 : 3)) throw new Error(`decoded to ${info.channels} channels`);
+    return { width: info.width, height: info.height, channels: grey ? 1 : 3, pixels: data };
   });
 
 /** Below and above these the resolution an image states is a default, not its scan's (72 dpi from a camera). */
@@ -57,7 +63,7 @@ export const printResolution = async (bytes: Uint8Array): Promise<number> => {
   return density !== undefined && density >= believableDpi.minimum && density <= believableDpi.maximum ? density : assumedDpi;
 };
 
-const fromRaw = (image: DecodedImage) => sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } });
+const fromRaw = (image: DecodedImage) => sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: image.channels } });
 
 /** Tilt and line height of the upright image, measured by `analyse` (in a thread: text-line-thread-client.ts) on a grey copy at most 800 px wide. */
 export const measureTextLines = async (image: DecodedImage, analyse: (grey: GreyImage) => Promise<TextLines>): Promise<TextLines> => {
@@ -94,7 +100,7 @@ const prepared = async (image: DecodedImage, preparation: Preparation) => {
   // Rotating first (libvips grows the canvas to fit) gives the canvas size the frame maps back from.
   const rotated =
     rotation === 0
-      ? { data: image.rgb, info: { width: image.width, height: image.height, channels: 3 } }
+      ? { data: image.pixels, info: { width: image.width, height: image.height, channels: image.channels } }
       : await fromRaw(image).rotate(rotation, { background: "#ffffff" }).raw().toBuffer({ resolveWithObject: true });
   let pipeline = sharp(rotated.data, { raw: { width: rotated.info.width, height: rotated.info.height, channels: rotated.info.channels as 1 | 2 | 3 | 4 } });
   if (scale !== 1) pipeline = pipeline.resize({ width: Math.round(rotated.info.width * scale), kernel: "lanczos3" });
@@ -117,6 +123,6 @@ export const prepareImage = async (image: DecodedImage, preparation: Preparation
 
 export const prepareRaw = async (image: DecodedImage, preparation: Omit<Preparation, "grayscale">): Promise<PreparedRaw> => {
   const { pipeline, frame } = await prepared(image, { ...preparation, grayscale: false });
-  const { data, info } = await pipeline.removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await pipeline.removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
   return { ...frame, rgb: data, rawWidth: info.width, rawHeight: info.height };
 };

@@ -133,7 +133,10 @@ const makeEngine = (
     const tall = reading.lines.filter((line) => line.y1 - line.y0 > 1.5 * (line.x1 - line.x0)).length;
     if (reading.lines.length >= 3 && tall >= sidewaysShare * reading.lines.length) {
       const sideways = await prepareRaw(upright, { rotation: 90, scale: 1 });
-      const turnedLines = await measureTextLines({ width: sideways.rawWidth, height: sideways.rawHeight, rgb: sideways.rgb }, lineThread.measure);
+      const turnedLines = await measureTextLines(
+        { width: sideways.rawWidth, height: sideways.rawHeight, channels: 3, pixels: sideways.rgb },
+        lineThread.measure,
+      );
       const turned = await read(upright, 90, scaleFor(turnedLines.lineHeight), signal);
       if (turned.confidence > reading.confidence) reading = turned;
     }

@@ -3,8 +3,9 @@ import { access, mkdtemp, open, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { OEM, PSM, type Worker, type WorkerOptions } from "tesseract.js";
+import { OEM, PSM, type WorkerOptions } from "tesseract.js";
 import { type OcrLanguage, ocrLanguages } from "../../../ports/engines/ocr-engine.ts";
+import type { TesseractReader } from "./tesseract-reader.ts";
 
 /**
  * Where tesseract.js finds its code and models: all inside node_modules, never a CDN.
@@ -38,7 +39,8 @@ const dataFolder = (code: OcrLanguage | "osd") => {
   }
   return folder;
 };
-const dataFile = (code: OcrLanguage | "osd") => path.join(dataFolder(code), `${code}.traineddata.gz`);
+/** The gzipped model of `code` in its npm package. */
+export const dataFile = (code: OcrLanguage | "osd") => path.join(dataFolder(code), `${code}.traineddata.gz`);
 
 /**
  * The models of `codes` that are not where they are read from. tesseract.js never settles a
@@ -79,13 +81,13 @@ const cjk: ReadonlyArray<OcrLanguage> = ["jpn", "chi_sim", "chi_tra", "kor"];
  * - The CJK models of `4.0.0_best_int` turn on `textord_use_cjk_fp_model` (Debian's models do
  *   not), which cuts paragraphs into fragments read out of order.
  */
-const parametersFor = (model: TesseractModel): Record<string, string> => ({
+export const parametersFor = (model: TesseractModel): Record<string, string> => ({
   tessedit_pageseg_mode: PSM.AUTO,
   ...(model !== "osd" && model.some((language) => cjk.includes(language)) ? { textord_use_cjk_fp_model: "0" } : {}),
 });
 
 /** Runs `job` with the worker reading its image as one line of text (PSM 7), then puts back the page layout analysis. */
-export const asOneLine = async <A>(worker: Worker, job: () => Promise<A>): Promise<A> => {
+export const asOneLine = async <A>(worker: TesseractReader, job: () => Promise<A>): Promise<A> => {
   await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE });
   try {
     return await job();
@@ -140,7 +142,8 @@ export const estimatedWorkerBytes = async (model: TesseractModel): Promise<numbe
 const coreBytes = 60 * 2 ** 20;
 const modelFactor = 2;
 
-const unpackedSize = async (code: OcrLanguage | "osd"): Promise<number> => {
+/** The size of `code`'s model unpacked, from its gzip trailer. */
+export const unpackedSize = async (code: OcrLanguage | "osd"): Promise<number> => {
   const file = await open(dataFile(code));
   try {
     const { size } = await file.stat();

@@ -12,18 +12,33 @@ import {
 import { DependencyUnavailable } from "../../../ports/errors.ts";
 import { queuedRecognizer } from "../queued-recognizer.ts";
 import { type TextLineThread, textLineThread } from "../text-line-thread-client.ts";
+import { openTesseractCli } from "./tesseract-cli-models.ts";
+import { TesseractCliReaders } from "./tesseract-cli-readers.ts";
 import { missingModels, type TesseractModel } from "./tesseract-language-data.ts";
+import type { TesseractReaders } from "./tesseract-reader.ts";
 import { defaultTesseractPreprocessing, type RecognitionSetup, recognizeRequest, type TesseractPreprocessing } from "./tesseract-recognition.ts";
 import { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
 
 export { defaultTesseractPreprocessing, type TesseractPreprocessing } from "./tesseract-recognition.ts";
 
 /**
- * The default OCR engine: Tesseract 5 (LSTM) compiled to WebAssembly by tesseract.js, in a pool
- * of worker threads with every model loaded from npm packages. How one request is read is in
- * tesseract-recognition.ts.
+ * The default OCR engine: Tesseract 5 (LSTM) with every model loaded from npm packages, run either
+ * compiled to WebAssembly by tesseract.js in a pool of worker threads (the default: nothing to
+ * install) or as the system's native `tesseract` CLI, a process per reading (`runtime: "native"`:
+ * about twice as fast, for a machine with Debian's `tesseract-ocr`). How one request is read is
+ * in tesseract-recognition.ts, the same for both.
  */
 export interface TesseractOcrEngineOptions {
+  /** Where Tesseract runs; default "wasm". */
+  readonly runtime?: "wasm" | "native";
+  /** The native CLI to run; default `tesseract` on the PATH. */
+  readonly command?: string;
+  /**
+   * The native CLI's models: the npm packages' (default: the readings tesseract.js gives) or the
+   * system's where its language package is installed (Debian's tessdata_fast: the CLI's own pace
+   * and readings; less accurate on some scripts). tesseract.js reads the packages' always.
+   */
+  readonly models?: "packaged" | "system";
   /** Recognitions at once; default: the number of cores. */
   readonly workers?: number;
   /** Requests that may wait for a worker before EngineBusy; default 8 per worker. */
@@ -44,9 +59,9 @@ export interface TesseractOcrEngineOptions {
 
 const defaultIdleBudgetBytes = 256 * 2 ** 20;
 
-type EngineOptions = Required<Omit<TesseractOcrEngineOptions, "warmLanguages" | "idleBudgetBytes">>;
+type EngineOptions = Required<Omit<TesseractOcrEngineOptions, "runtime" | "command" | "models" | "warmLanguages" | "idleBudgetBytes">>;
 
-const makeEngine = (pool: TesseractWorkerPool, lineThread: TextLineThread, options: EngineOptions): OcrEngineShape => {
+const makeEngine = (pool: TesseractReaders, lineThread: TextLineThread, options: EngineOptions): OcrEngineShape => {
   const engine: RecognitionSetup = {
     pool,
     lineThread,
@@ -89,11 +104,16 @@ export const TesseractOcrEngine = {
         // Every language offered must be there to load: GET /ocr/languages lists only those.
         const missing = await missingModels([...languages, "osd"]);
         if (missing.length > 0) throw new Error(`no tesseract model installed for ${missing.join(", ")}`);
+        if (options.runtime === "native") {
+          const cli = await openTesseractCli(options.command ?? "tesseract", languages, options.models ?? "packaged");
+          await cli.unpack(warm.length === 0 ? [] : [...warm, "osd"]);
+          return new TesseractCliReaders(cli);
+        }
         return TesseractWorkerPool.start(warmSet.length === 0 ? [] : [...warmSet, ["osd", 1]], idleBudgetBytes);
       },
       catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
     });
-    const pool = Effect.acquireRelease(start, (started) => Effect.promise(() => started.terminate()));
+    const pool = Effect.acquireRelease(start, (started: TesseractReaders) => Effect.promise(() => started.terminate()));
     return Layer.effect(OcrEngine)(Effect.zipWith(pool, textLineThread("tesseract"), (started, lines) => makeEngine(started, lines, resolved)));
   },
 };

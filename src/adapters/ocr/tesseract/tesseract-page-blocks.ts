@@ -1,9 +1,9 @@
-import type { Page } from "tesseract.js";
 import type { OcrBlock } from "../../../ports/engines/ocr-engine.ts";
 import { tidyOcrText } from "../ocr-text.ts";
+import type { TesseractPage } from "./tesseract-reader.ts";
 
 /** Tesseract's blocks, paragraphs, lines and words as the service's blocks of lines (paragraphs folded, empty lines dropped). */
-export const pageBlocks = (page: Page): ReadonlyArray<OcrBlock> =>
+export const pageBlocks = (page: TesseractPage): ReadonlyArray<OcrBlock> =>
   (page.blocks ?? []).flatMap((block) => {
     const lines = block.paragraphs.flatMap((paragraph) =>
       paragraph.lines

@@ -1,4 +1,3 @@
-import type { Page, RecognizeOptions, Worker } from "tesseract.js";
 import type { OcrLanguage, OcrRequest, OcrResult, OcrScript } from "../../../ports/engines/ocr-engine.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { straighteningRotation, upscaleFactor, type Upscaling } from "../ocr-deskew-upscale.ts";
@@ -22,7 +21,7 @@ import type { TextLineThread } from "../text-line-thread-client.ts";
 import { secondLanguage, unsureLatinConfidence, unsureLines } from "../unsure-lines.ts";
 import { asOneLine } from "./tesseract-language-data.ts";
 import { pageBlocks } from "./tesseract-page-blocks.ts";
-import type { TesseractWorkerPool } from "./tesseract-worker-pool.ts";
+import type { TesseractPage, TesseractReader, TesseractReaders, TesseractReadOptions } from "./tesseract-reader.ts";
 
 /**
  * How the Tesseract engine (tesseract-ocr-engine.ts) reads one request: the page decoded and
@@ -60,14 +59,14 @@ const upscaling: Upscaling = { belowLineHeight: 12, targetLineHeight: 20, maximu
 interface Reading {
   readonly languages: ReadonlyArray<OcrLanguage>;
   readonly image: PreparedImage;
-  readonly page: Page;
+  readonly page: TesseractPage;
   /** Nothing was read: no point trying the page another way. */
   readonly empty: boolean;
 }
 
 /** What every request to one engine shares: its workers, its text-line thread, its preprocessing and the languages it offers. */
 export interface RecognitionSetup {
-  readonly pool: TesseractWorkerPool;
+  readonly pool: TesseractReaders;
   readonly lineThread: TextLineThread;
   readonly preprocessing: TesseractPreprocessing;
   readonly languages: ReadonlyArray<OcrLanguage>;
@@ -126,11 +125,11 @@ const openRecognition = async (engine: RecognitionSetup, request: OcrRequest, si
     return reading;
   };
   const readOnce = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage, blocks = output.blocks): Promise<Reading> => {
-    const options: Partial<RecognizeOptions> & { readonly user_defined_dpi?: string } =
+    const options: TesseractReadOptions =
       dpi === undefined ? {} : { ...(pdf ? { pdfTitle: "" } : {}), user_defined_dpi: String(Math.round(dpi * image.scale)) };
     // A label of one line, read the way up it was measured, is read as one line (holdsOneLine).
     const oneLine = Math.abs(image.rotation) < 45 && holdsOneLine(await measured(), upright.height);
-    const recognize = (worker: Worker) => worker.recognize(image.png, options, { ...output, blocks });
+    const recognize = (worker: TesseractReader) => worker.recognize(image.png, options, { ...output, blocks });
     const { data: page } = await pool.withWorker(model, signal, (worker) => (oneLine ? asOneLine(worker, () => recognize(worker)) : recognize(worker)));
     return { languages: model, image, page, empty: page.text.trim() === "" };
   };

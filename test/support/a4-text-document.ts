@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { pdfOf } from "../../test/support/document-fixtures.ts";
+import { pdfOf } from "./document-fixtures.ts";
 
 /**
  * A text document as a customer scans one: A4 pages at 300 dpi (2480 × 3508 px), 10 pt DejaVu
@@ -112,11 +112,12 @@ export interface TextDocument {
 
 /**
  * `pages` A4 pages of about `characters` characters each, as a PDF of at most `maxBytes`: the
- * JPEG quality is lowered from 90 in steps of 5 until it fits.
+ * JPEG quality is lowered from `firstQuality` in steps of 5 until it fits (20 pages of 2,600
+ * characters fit 10 MiB at 45).
  */
-export const a4TextDocument = async (pages = 20, characters = 2600, maxBytes = 10 * 2 ** 20): Promise<TextDocument> => {
+export const a4TextDocument = async (pages = 20, characters = 2600, maxBytes = 10 * 2 ** 20, firstQuality = 90): Promise<TextDocument> => {
   const truths = Array.from({ length: pages }, (_, index) => pageText(index + 1, pages, characters));
-  for (let quality = 90; quality >= 30; quality -= 5) {
+  for (let quality = firstQuality; quality >= 30; quality -= 5) {
     const images = await Promise.all(truths.map((truth) => a4Page(truth, quality)));
     const pdf = await pdfOf(images, {}, a4.dpi);
     if (pdf.length <= maxBytes) return { pdf, truths, jpegQuality: quality };
