@@ -1,0 +1,26 @@
+import { Effect } from "effect";
+import type { KeyProjectionShape } from "../../ports/projections.ts";
+
+/** How often a key's use is written down: the issue's "at most once a minute per key". */
+export const KEY_USE_NOTE_EVERY_MS = 60_000;
+const MAX_NOTED_KEYS = 10_000;
+
+/**
+ * When each key was last used, for `key list` and the console: written to the key projection at
+ * most once a minute per key by each instance, never as an event (one per request would swamp the
+ * store). A failed write is dropped: the next minute's note repairs it, and no request should fail
+ * for a bookkeeping field.
+ */
+export const makeKeyUseNotes = (projection: Pick<KeyProjectionShape, "noteKeyUsed">, clock: { readonly now: () => Date }) => {
+  const noted = new Map<string, number>();
+  return (keyId: string): Effect.Effect<void> => {
+    const now = clock.now().getTime();
+    const last = noted.get(keyId);
+    if (last !== undefined && now - last < KEY_USE_NOTE_EVERY_MS) return Effect.void;
+    // Re-inserted so the Map's first entry is the one noted longest ago, dropped first.
+    noted.delete(keyId);
+    noted.set(keyId, now);
+    if (noted.size > MAX_NOTED_KEYS) noted.delete(noted.keys().next().value!);
+    return Effect.ignore(projection.noteKeyUsed(keyId, new Date(now).toISOString()));
+  };
+};
