@@ -70,8 +70,8 @@ export const admitRequest = (
         return Effect.fail(new InsufficientPermissions({ message: `This API key's scopes do not include ${scope}.` }));
       }
       const policy = ratePolicyOf(Context.get(services, ServiceSettings), principal.account.plan);
-      return Effect.flatMap(limiter.take(keyBucket(principal.key.keyId), policy), (decision) =>
-        Effect.as(directory.noteUse(principal.key.keyId), { principal, rate: { policy, decision } }),
-      );
+      const admitted = Effect.map(limiter.take(keyBucket(principal.key.keyId), policy), (decision) => ({ principal, rate: { policy, decision } }));
+      const note = directory.noteUse(principal.key.keyId);
+      return note === undefined ? admitted : Effect.andThen(note, admitted);
     });
   });

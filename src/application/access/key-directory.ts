@@ -27,8 +27,8 @@ export interface KeyDirectoryShape {
     keyId: string,
     beforeStoreRead?: Effect.Effect<void, E, R>,
   ) => Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | UndecodableEvent | E, R>;
-  /** An admitted request's key was used now (for lastUsedAt; written at most once a minute per key). */
-  readonly noteUse: (keyId: string) => Effect.Effect<void>;
+  /** An admitted request's key was used now: the write to make, when one is due (lastUsedAt, at most once a minute per key). */
+  readonly noteUse: (keyId: string) => Effect.Effect<void> | undefined;
 }
 
 export class KeyDirectory extends Context.Service<KeyDirectory, KeyDirectoryShape>()("KeyDirectory") {}
