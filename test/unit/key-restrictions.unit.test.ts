@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makeBlockListAddressRanges } from "../../src/adapters/security/block-list-address-ranges.ts";
 import { accountEventCodec } from "../../src/application/event-sourcing/events/account-events.ts";
@@ -40,6 +41,27 @@ describe("key restrictions", () => {
     for (const bad of ["203.0.113.0/33", "2001:db8::/129", "203.0.113/24", "10.0.0.0/8/8", "10.0.0.0/-1", "10.0.0.0/", "example.com", ""]) {
       expect(ranges.normalize(bad)).toBeUndefined();
     }
+  });
+
+  it("never throws on a client's address or an operator's range, whatever they hold, and normalises once for good", () => {
+    const ranges = makeBlockListAddressRanges();
+    const allowed = ["203.0.113.0/24", "2001:db8::/32"];
+    const addressLike = fc.oneof(
+      fc.string(),
+      fc.ipV4(),
+      fc.ipV6(),
+      fc.tuple(fc.oneof(fc.ipV4(), fc.ipV6()), fc.integer({ min: -1, max: 200 })).map(([address, prefix]) => `${address}/${prefix}`),
+    );
+    fc.assert(
+      fc.property(addressLike, (text) => {
+        expect(typeof ranges.contains(allowed, text)).toBe("boolean");
+        const once = ranges.normalize(text);
+        if (once !== undefined) expect(ranges.normalize(once)).toBe(once);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(fc.property(fc.ipV4(), (address) => ranges.contains([ranges.normalize(address)!], address)));
+    fc.assert(fc.property(fc.ipV6(), (address) => ranges.contains(["::/0"], address)));
   });
 
   it("reads a key issued before restrictions (schema version 1) as unrestricted", () => {
