@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a catalog template to an image
-         * @description Template types: social, avatar, filter, enhance, frame, thumbnail, format, background. GET /templates lists every template with the plans that include it. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
+         * @description Template types: social, avatar, filter, enhance, frame, thumbnail, format, background. GET /templates lists every template with the plans that include it. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope generate (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["generateImage"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope ocr (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Dress the person in the garment (pro and enterprise plans)
-         * @description A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
+         * @description A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope virtual-tryon (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["virtualTryOn"];
         delete?: never;
@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Make a template of your own: a canvas with photo, text, image and shape layers
-         * @description Templates per account: free 3, pro 50, enterprise unlimited (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. POST /generate with templateType custom and template set to its name or id draws it.
+         * @description Templates per account: free 3, pro 50, enterprise unlimited (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. POST /generate with templateType custom and template set to its name or id draws it. Needs the key scope templates (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["createTemplate"];
         delete?: never;
@@ -182,13 +182,13 @@ export interface paths {
         get: operations["getTemplate"];
         /**
          * Replace one of your templates with a new version
-         * @description The whole body, checked as on POST; results already made keep the version they were made with.
+         * @description The whole body, checked as on POST; results already made keep the version they were made with. Needs the key scope templates (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         put: operations["reviseTemplate"];
         post?: never;
         /**
          * Delete one of your templates
-         * @description Frees its place under the plan's limit; results already made stay until they expire.
+         * @description Frees its place under the plan's limit; results already made stay until they expire. Needs the key scope templates (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         delete: operations["deleteTemplate"];
         options?: never;
