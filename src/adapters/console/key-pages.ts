@@ -66,12 +66,14 @@ export const keysPage = (view: ConsoleView, csrfToken: string, created: NewKeyFl
                           <td data-label="Restrictions" data-testid="key-restrictions">${restrictionsOf(key)}</td>
                           <td data-label="Last used">${key.lastUsedAt ? when(key.lastUsedAt) : "never"}</td>
                           <td data-label="">
-                            <form class="inline" method="get" action="/console/keys/${key.id}/roll">
-                              <button type="submit" class="secondary" aria-label="Roll ${key.name || key.prefix}">Roll</button>
-                            </form>
-                            <form class="inline" method="get" action="/console/keys/${key.id}/delete">
-                              <button type="submit" class="secondary" aria-label="Delete ${key.name || key.prefix}">Delete</button>
-                            </form>
+                            <div class="row-actions">
+                              <form class="inline" method="get" action="/console/keys/${key.id}/roll">
+                                <button type="submit" class="secondary" aria-label="Roll ${key.name || key.prefix}">Roll</button>
+                              </form>
+                              <form class="inline" method="get" action="/console/keys/${key.id}/delete">
+                                <button type="submit" class="secondary" aria-label="Delete ${key.name || key.prefix}">Delete</button>
+                              </form>
+                            </div>
                           </td>
                         </tr>`,
                     )}
