@@ -149,5 +149,3 @@ export const listKeys = (accountId: string) =>
       lastUsedAt: lastUsed.get(keyId) ?? null,
     }));
   });
-
-export type ListedKey = Effect.Success<ReturnType<typeof listKeys>>[number];

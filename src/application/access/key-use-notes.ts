@@ -2,7 +2,7 @@ import { Effect } from "effect";
 import type { KeyProjectionShape } from "../../ports/projections.ts";
 
 /** How often a key's use is written down: the "at most once a minute per key". */
-export const KEY_USE_NOTE_EVERY_MS = 60_000;
+const KEY_USE_NOTE_EVERY_MS = 60_000;
 const MAX_NOTED_KEYS = 10_000;
 
 /**
