@@ -6,6 +6,7 @@ import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
 import { sqliteReceiptLogLayer } from "./adapters/projections/sqlite-receipt-log.ts";
+import { blockListAddressRanges } from "./adapters/security/block-list-address-ranges.ts";
 import { hmacSecretHasher } from "./adapters/security/hmac-secret-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { StoreIdentity } from "./application/event-sourcing/store-identity.ts";
@@ -67,7 +68,7 @@ export const eventStoreLayer = (config: Config, store: StoreLayer = eventStoreLa
 /** The event store beneath the hash chain: the configured one, or the Test layer's store in memory. */
 export type StoreLayer = Layer.Layer<EventStore, unknown>;
 
-/** What every entry point needs: the event store, time, ids, the key hasher, the ledger's keys, the limits. */
+/** What every entry point needs: the event store, time, ids, the key hasher and address ranges, the ledger's keys, the limits. */
 export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: PortDecorators = undecorated, store?: StoreLayer) =>
   Layer.mergeAll(
     decorated(EventStore, decorators.eventStore)(eventStoreLayer(config, store).pipe(Layer.provide(Layer.merge(nodeChainCryptoLayer(secrets), cryptoIds)))),
@@ -75,6 +76,7 @@ export const coreLayer = (config: Config, secrets: ServerSecrets, decorators: Po
     systemClock,
     cryptoIds,
     hmacSecretHasher(secrets.apiKeyHashKey),
+    blockListAddressRanges,
     settingsLayer(config),
     lruStreamStateCache(),
     inProcessStreamLocks,

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a catalog template to an image
-         * @description Template types: social, avatar, filter, enhance, frame, thumbnail, format, background. GET /templates lists every template with the plans that include it. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
+         * @description Template types: social, avatar, filter, enhance, frame, thumbnail, format, background. GET /templates lists every template with the plans that include it. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope generate (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["generateImage"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope ocr (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Dress the person in the garment (pro and enterprise plans)
-         * @description A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md).
+         * @description A deterministic garment transfer: body keypoints and person segmentation find the torso, the garment is cut from its product shot, warped onto shoulders and torso and composited. It cannot re-pose a body. Photos it cannot use get 422 with a code naming why, at no cost. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope virtual-tryon (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["virtualTryOn"];
         delete?: never;
@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Make a template of your own: a canvas with photo, text, image and shape layers
-         * @description Templates per account: free 3, pro 50, enterprise unlimited (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. POST /generate with templateType custom and template set to its name or id draws it.
+         * @description Templates per account: free 3, pro 50, enterprise unlimited (403 TEMPLATE_LIMIT_REACHED). Every broken rule is a 400 with details; an SVG or undecodable image 422 INVALID_IMAGE. POST /generate with templateType custom and template set to its name or id draws it. Needs the key scope templates (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["createTemplate"];
         delete?: never;
@@ -182,13 +182,13 @@ export interface paths {
         get: operations["getTemplate"];
         /**
          * Replace one of your templates with a new version
-         * @description The whole body, checked as on POST; results already made keep the version they were made with.
+         * @description The whole body, checked as on POST; results already made keep the version they were made with. Needs the key scope templates (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         put: operations["reviseTemplate"];
         post?: never;
         /**
          * Delete one of your templates
-         * @description Frees its place under the plan's limit; results already made stay until they expire.
+         * @description Frees its place under the plan's limit; results already made stay until they expire. Needs the key scope templates (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         delete: operations["deleteTemplate"];
         options?: never;
@@ -551,18 +551,6 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description HTTPS_REQUIRED */
-        HttpsRequiredError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "HTTPS_REQUIRED";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         /** @description SERVICE_UNAVAILABLE */
         ServiceUnavailableError: {
             /** @enum {boolean} */
@@ -582,6 +570,18 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "RATE_LIMIT_EXCEEDED";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description HTTPS_REQUIRED or IP_NOT_ALLOWED */
+        CreateWebhookForbiddenError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "HTTPS_REQUIRED" | "IP_NOT_ALLOWED";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -650,6 +650,18 @@ export interface components {
                 id: string;
                 /** @enum {boolean} */
                 deleted: true;
+            };
+        };
+        /** @description IP_NOT_ALLOWED */
+        IpNotAllowedError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IP_NOT_ALLOWED";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description The endpoint and its recent deliveries */
@@ -1040,7 +1052,31 @@ export interface components {
                     prefix: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description the operations this key may call; null: every one */
+                    scopes: ("generate" | "ocr" | "virtual-tryon" | "templates")[] | null;
+                    /** @description when this key stops working; null: never */
+                    expiresAt: string | null;
+                    /** @description the CIDR ranges this key may be used from; null: any address */
+                    allowedIps: string[] | null;
+                    /** @description the most units this key may spend in a month; null: only the account's quota */
+                    monthlyLimit: number | null;
+                    usage: {
+                        /** @description units this key spent this month (its own, within quota.used) */
+                        used: number;
+                    };
                 };
+            };
+        };
+        /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
+        ReviseTemplateForbiddenError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "HTTPS_REQUIRED" | "INSUFFICIENT_PERMISSIONS" | "IP_NOT_ALLOWED";
+                message: string;
+                /** @description one entry per offending field */
+                details?: components["schemas"]["ErrorDetail"][];
             };
         };
         /** @description The template deleted */
@@ -1267,13 +1303,13 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description HTTPS_REQUIRED or TEMPLATE_LIMIT_REACHED */
+        /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED or TEMPLATE_LIMIT_REACHED */
         CreateTemplateForbiddenError: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "HTTPS_REQUIRED" | "TEMPLATE_LIMIT_REACHED";
+                code: "HTTPS_REQUIRED" | "INSUFFICIENT_PERMISSIONS" | "IP_NOT_ALLOWED" | "TEMPLATE_LIMIT_REACHED";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -1475,25 +1511,13 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
-        TransformationForbiddenError: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "HTTPS_REQUIRED" | "INSUFFICIENT_PERMISSIONS";
-                message: string;
-                /** @description one entry per offending field */
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
+        /** @description KEY_QUOTA_EXCEEDED or QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
         TransformationTooManyRequestsError: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED";
+                code: "KEY_QUOTA_EXCEEDED" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED";
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
@@ -2028,7 +2052,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -2042,7 +2066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransformationForbiddenError"];
+                    "application/json": components["schemas"]["ReviseTemplateForbiddenError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -2145,7 +2169,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTemplateUnprocessableEntityError"];
                 };
             };
-            /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
+            /** @description KEY_QUOTA_EXCEEDED or QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -2296,7 +2320,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -2310,7 +2334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransformationForbiddenError"];
+                    "application/json": components["schemas"]["ReviseTemplateForbiddenError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -2413,7 +2437,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTemplateUnprocessableEntityError"];
                 };
             };
-            /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
+            /** @description KEY_QUOTA_EXCEEDED or QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -2564,7 +2588,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -2578,7 +2602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransformationForbiddenError"];
+                    "application/json": components["schemas"]["ReviseTemplateForbiddenError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -2681,7 +2705,7 @@ export interface operations {
                     "application/json": components["schemas"]["TryOnUnprocessableEntityError"];
                 };
             };
-            /** @description QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
+            /** @description KEY_QUOTA_EXCEEDED or QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -2788,6 +2812,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description NOT_FOUND */
@@ -2931,6 +2971,22 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
+                };
+            };
             /** @description METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -3035,6 +3091,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -3167,7 +3239,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED or TEMPLATE_LIMIT_REACHED */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED or TEMPLATE_LIMIT_REACHED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -3391,6 +3463,22 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
+                };
+            };
             /** @description METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -3495,6 +3583,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -3603,6 +3707,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description NOT_FOUND */
@@ -3749,7 +3869,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -3762,7 +3882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpsRequiredError"];
+                    "application/json": components["schemas"]["ReviseTemplateForbiddenError"];
                 };
             };
             /** @description NOT_FOUND */
@@ -3969,7 +4089,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED */
+            /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -3982,7 +4102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpsRequiredError"];
+                    "application/json": components["schemas"]["ReviseTemplateForbiddenError"];
                 };
             };
             /** @description NOT_FOUND */
@@ -4105,6 +4225,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -4575,6 +4711,22 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -4716,6 +4868,22 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -4855,6 +5023,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -5094,6 +5278,22 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
+                };
+            };
             /** @description METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -5222,7 +5422,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED */
+            /** @description HTTPS_REQUIRED or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -5236,7 +5436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpsRequiredError"];
+                    "application/json": components["schemas"]["CreateWebhookForbiddenError"];
                 };
             };
             /** @description METHOD_NOT_ALLOWED */
@@ -5397,6 +5597,22 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description IP_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["schemas"]["RequestIdHeader"];
+                    "API-Version": components["schemas"]["ApiVersionHeader"];
+                    "Cache-Control": components["schemas"]["CacheControlHeader"];
+                    "Strict-Transport-Security": components["schemas"]["StrictTransportSecurityHeader"];
+                    "X-Content-Type-Options": components["schemas"]["ContentTypeOptionsHeader"];
+                    "RateLimit-Policy"?: components["schemas"]["RateLimitPolicyHeader"];
+                    RateLimit?: components["schemas"]["RateLimitHeader"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpNotAllowedError"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -5521,7 +5737,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED */
+            /** @description HTTPS_REQUIRED or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -5534,7 +5750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpsRequiredError"];
+                    "application/json": components["schemas"]["CreateWebhookForbiddenError"];
                 };
             };
             /** @description NOT_FOUND */
@@ -5662,7 +5878,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED */
+            /** @description HTTPS_REQUIRED or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -5676,7 +5892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpsRequiredError"];
+                    "application/json": components["schemas"]["CreateWebhookForbiddenError"];
                 };
             };
             /** @description NOT_FOUND */
@@ -5822,7 +6038,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description HTTPS_REQUIRED */
+            /** @description HTTPS_REQUIRED or IP_NOT_ALLOWED */
             403: {
                 headers: {
                     "X-Request-Id": components["schemas"]["RequestIdHeader"];
@@ -5836,7 +6052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpsRequiredError"];
+                    "application/json": components["schemas"]["CreateWebhookForbiddenError"];
                 };
             };
             /** @description NOT_FOUND */

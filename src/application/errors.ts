@@ -23,6 +23,16 @@ export class QuotaExceeded extends Data.TaggedError("QuotaExceeded")<{
   readonly retryAfterSeconds: number;
 }> {}
 
+/** The key's allowlist does not hold the client's address (issue 42). */
+export class IpNotAllowed extends Data.TaggedError("IpNotAllowed")<{ readonly address: string }> {}
+
+/** The key's own monthly limit is spent; the account's quota was not touched. */
+export class KeyQuotaExceeded extends Data.TaggedError("KeyQuotaExceeded")<{
+  readonly limit: number;
+  readonly period: string;
+  readonly retryAfterSeconds: number;
+}> {}
+
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
 
 /** A domain rule refused a command (e.g. unknown account, key limit reached). */

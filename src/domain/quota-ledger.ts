@@ -43,6 +43,8 @@ export type QuotaCommand =
       readonly units: number;
       /** The plan's monthly limit at the moment of the request; null = unlimited. */
       readonly limit: number | null;
+      /** The key's own monthly limit (its restrictions); null = only the account's. */
+      readonly keyLimit?: number | null;
       readonly expiresAt: Date;
       readonly now: Date;
     })
@@ -60,13 +62,18 @@ export interface QuotaState {
   /** The latest limit seen: what the profile reports between requests. */
   readonly limit: number | null;
   readonly reservations: ReadonlyMap<string, Reservation>;
+  /** Units committed this period per key, for keys' own monthly limits and the profile. */
+  readonly usedByKey: ReadonlyMap<string, number>;
 }
 
+/** Units a key has spent this period. */
+export const usedByKey = (state: QuotaState, keyId: string): number => state.usedByKey.get(keyId) ?? 0;
+
 /** Units held by reservations that have not expired. */
-const activeReservations = (state: QuotaState, now: Date, except?: string): number => {
+const activeReservations = (state: QuotaState, now: Date, except?: string, keyId?: string): number => {
   let units = 0;
   for (const [requestId, reservation] of state.reservations) {
-    if (requestId !== except && reservation.expiresAt > now.getTime()) units += reservation.units;
+    if (requestId !== except && reservation.expiresAt > now.getTime() && (keyId === undefined || reservation.keyId === keyId)) units += reservation.units;
   }
   return units;
 };
@@ -75,9 +82,13 @@ const decide = (command: QuotaCommand, state: QuotaState): Decision<QuotaEvent> 
   const at = command.now.toISOString();
   switch (command.type) {
     case "ReserveQuota": {
-      const { requestId, keyId, operation, accountId, period, units, limit } = command;
+      const { requestId, keyId, operation, accountId, period, units, limit, keyLimit } = command;
       if (!Number.isSafeInteger(units) || units < 1) return reject("INVALID_UNITS", `a reservation holds at least one unit, not ${units}`);
       if (state.reservations.has(requestId)) return accept();
+      // The key's cap refuses without an event: nothing of the account's quota was asked for or held.
+      if (typeof keyLimit === "number" && usedByKey(state, keyId) + activeReservations(state, command.now, undefined, keyId) + units > keyLimit) {
+        return reject("KEY_QUOTA_EXCEEDED", `key ${keyId} may spend ${keyLimit} units a month`);
+      }
       const reserved = activeReservations(state, command.now);
       if (limit !== null && state.used + reserved + units > limit) {
         return accept({
@@ -125,7 +136,9 @@ const evolve = (state: QuotaState, event: QuotaEvent): QuotaState => {
       return { ...state, limit: event.data.limit, refused: state.refused + 1 };
     case "QuotaCommitted": {
       const reservation = state.reservations.get(event.data.requestId);
-      return reservation ? { ...state, used: state.used + reservation.units, reservations: withoutReservation(state, event.data.requestId) } : state;
+      if (reservation === undefined) return state;
+      const byKey = new Map(state.usedByKey).set(reservation.keyId, usedByKey(state, reservation.keyId) + reservation.units);
+      return { ...state, used: state.used + reservation.units, reservations: withoutReservation(state, event.data.requestId), usedByKey: byKey };
     }
     case "QuotaReleased":
       return { ...state, reservations: withoutReservation(state, event.data.requestId) };
@@ -135,5 +148,5 @@ const evolve = (state: QuotaState, event: QuotaEvent): QuotaState => {
 export const quotaLedgerDecider: Decider<QuotaCommand, QuotaEvent, QuotaState> = {
   decide,
   evolve,
-  initialState: () => ({ used: 0, refused: 0, limit: null, reservations: new Map() }),
+  initialState: () => ({ used: 0, refused: 0, limit: null, reservations: new Map(), usedByKey: new Map() }),
 };

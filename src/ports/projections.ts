@@ -1,5 +1,6 @@
 import { Context, Data, type Effect, type Option, type Stream } from "effect";
 import type { JobStatus } from "../domain/job.ts";
+import type { KeyRestrictions } from "../domain/key-restrictions.ts";
 import type { Feature, PlanId } from "../domain/plan.ts";
 import type { DependencyUnavailable } from "./errors.ts";
 import type { RecordedEvent, UndecodableEvent } from "./event-store.ts";
@@ -115,6 +116,9 @@ export interface ProjectedKey {
   readonly createdAt: string;
   /** null while the key is active. */
   readonly revokedAt: string | null;
+  readonly restrictions: KeyRestrictions;
+  /** The latest request it was admitted for, noted at most once a minute per key; null if never. */
+  readonly lastUsedAt: string | null;
 }
 
 /** The key directory authentication reads: accounts and their keys, revoked ones included. */
@@ -126,6 +130,11 @@ export interface KeyProjectionShape extends ProjectionShape {
   readonly keysOf: (
     accountId: string,
   ) => Effect.Effect<Snapshot<{ readonly account: Option.Option<ProjectedAccount>; readonly keys: ReadonlyArray<ProjectedKey> }>, DependencyUnavailable>;
+  /**
+   * Notes that a key was used at `at`: not an event (that would be one per request), and kept
+   * apart from the event-derived rows, so a rebuild leaves it be.
+   */
+  readonly noteKeyUsed: (keyId: string, at: string) => Effect.Effect<void, DependencyUnavailable>;
   /** Accounts opened with this email, compared without regard to case (emails are not unique). */
   readonly accountsWithEmail: (email: string) => Effect.Effect<ReadonlyArray<ProjectedAccount>, DependencyUnavailable>;
 }

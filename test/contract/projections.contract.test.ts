@@ -48,6 +48,22 @@ const history = () => {
     issued: (accountId: string, keyId: string, name = "k") =>
       event(`account-${accountId}`, "ApiKeyIssued", { accountId, keyId, name, secretHash: `hash-${keyId}`, at }),
     revoked: (accountId: string, keyId: string) => event(`account-${accountId}`, "ApiKeyRevoked", { accountId, keyId, at: "2026-11-15T00:00:00.000Z" }),
+    // Schema version 2: with restrictions (version 1, above, has none).
+    restricted: (accountId: string, keyId: string, restrictions: JsonObject) => ({
+      ...event(`account-${accountId}`, "ApiKeyIssued", { accountId, keyId, name: "r", secretHash: `hash-${keyId}`, restrictions, at }),
+      metadata: { schemaVersion: 2 },
+    }),
+    rolled: (accountId: string, keyId: string, newKeyId: string, restrictions: JsonObject, oldKeyExpiresAt: string) =>
+      event(`account-${accountId}`, "ApiKeyRolled", {
+        accountId,
+        keyId,
+        newKeyId,
+        name: "r",
+        secretHash: `hash-${newKeyId}`,
+        restrictions,
+        oldKeyExpiresAt,
+        at,
+      }),
     reserved: (accountId: string, requestId: string, keyId: string, operation = "generate", period = "2026-11") =>
       event(`quota-${accountId}-${period}`, "QuotaReserved", { requestId, keyId, operation, accountId, period, limit: 50, expiresAt: at, at }),
     refused: (accountId: string, requestId: string, keyId: string, operation = "generate", period = "2026-11") =>
@@ -238,6 +254,9 @@ const projectionsContract = (target: ContractTarget) =>
               secretHash: "hash-k2",
               createdAt: "2026-11-14T10:00:00.000Z",
               revokedAt: null,
+              // Issued before restrictions existed: unrestricted.
+              restrictions: { scopes: null, expiresAt: null, allowedIps: null, monthlyLimit: null },
+              lastUsedAt: null,
             },
             account: { accountId: "a", email: "a@example.com", name: "N", plan: "pro", openedAt: "2026-11-14T10:00:00.000Z" },
           });
@@ -250,6 +269,32 @@ const projectionsContract = (target: ContractTarget) =>
           expect(Option.getOrThrow(snapshot.value.account).plan).toBe("pro");
           expect((yield* keys.keysOf("nobody")).value).toEqual({ account: Option.none(), keys: [] });
           expect(yield* keys.findActiveKey("unknown")).toEqual(Option.none());
+        }),
+      ));
+
+    it("keeps keys' restrictions and rolls, and notes when a key was last used apart from the events", () =>
+      withProjection(({ keys }) =>
+        Effect.gen(function* () {
+          const h = history();
+          const restrictions = { scopes: ["ocr"], expiresAt: null, allowedIps: ["203.0.113.0/24"], monthlyLimit: 2 };
+          yield* keys.apply([
+            h.opened("a"),
+            h.issued("a", "k0"),
+            h.restricted("a", "k1", restrictions),
+            h.rolled("a", "k1", "k2", restrictions, "2026-11-14T10:00:04.000Z"),
+          ]);
+          yield* keys.apply([h.rolled("a", "k0", "k3", { scopes: null, expiresAt: null, allowedIps: null, monthlyLimit: null }, "2026-11-15T10:00:00.000Z")]);
+          yield* keys.noteKeyUsed("k2", "2026-11-14T10:01:00.000Z");
+          // An earlier note (another instance's, late) never moves it back.
+          yield* keys.noteKeyUsed("k2", "2026-11-14T10:00:30.000Z");
+          const listed = (yield* keys.keysOf("a")).value.keys;
+          expect(listed.map((key) => [key.keyId, key.restrictions, key.lastUsedAt])).toEqual([
+            ["k0", { scopes: null, expiresAt: "2026-11-15T10:00:00.000Z", allowedIps: null, monthlyLimit: null }, null],
+            ["k1", { ...restrictions, expiresAt: "2026-11-14T10:00:04.000Z" }, null],
+            ["k2", restrictions, "2026-11-14T10:01:00.000Z"],
+            ["k3", { scopes: null, expiresAt: null, allowedIps: null, monthlyLimit: null }, null],
+          ]);
+          expect(Option.getOrThrow(yield* keys.findActiveKey("k2")).key.secretHash).toBe("hash-k2");
         }),
       ));
 

@@ -329,6 +329,46 @@ describe("the account console", () => {
     await context.close();
   });
 
+  it("makes a key with restrictions (a malformed range refused, named), lists them, and rolls it", async () => {
+    const { accountId } = await openAccount("pro");
+    const { session } = await signedInByForm(accountId);
+    const { context, page } = await newPage();
+    const [name, value] = session.split("=") as [string, string];
+    await context.addCookies([{ name, value, url: base(), secure: true, httpOnly: true, sameSite: "Strict" }]);
+    await page.goto(`${base()}/console/keys/new`);
+    await page.getByLabel("Key name").fill("mobile app");
+    for (const scope of ["generate", "virtual-tryon", "templates"]) await page.getByLabel(scope).uncheck();
+    await page.getByLabel(/^Expires/).fill("30d");
+    await page.getByLabel(/^Allowed addresses/).fill("127.0.0.1, 2001:db8::/33, 10.0.0.0/33");
+    await page.getByLabel(/^Monthly limit/).fill("5");
+    await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain("Not an IP address range: 10.0.0.0/33");
+    // The form comes back as typed: only the bad range needs changing.
+    expect(await page.getByLabel("generate").isChecked()).toBe(false);
+    // The test's own address, so that the key works from here.
+    await page.getByLabel(/^Allowed addresses/).fill("127.0.0.1, 2001:db8::/33");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = (await page.getByTestId("new-key-secret").textContent())!;
+    const restrictions = (await page.getByTestId("key-restrictions").textContent())!;
+    for (const shown of ["Only ocr", "Expires", "From 127.0.0.1/32, 2001:db8::/33", "5 units a month"]) expect(restrictions).toContain(shown);
+    expect((await profile(secret)).json.data.key).toMatchObject({ scopes: ["ocr"], allowedIps: ["127.0.0.1/32", "2001:db8::/33"], monthlyLimit: 5 });
+
+    await page.getByRole("button", { name: "Roll mobile app" }).click();
+    await page.getByLabel(/^Grace period/).fill("1h");
+    await page.getByRole("button", { name: "Roll key" }).click();
+    const rolled = (await page.getByTestId("new-key-secret").textContent())!;
+    expect(rolled).not.toBe(secret);
+    // Both are listed: the old one now ends with the grace, the new one has the same restrictions.
+    expect(await page.getByTestId("key-row").count()).toBe(2);
+    const listed = JSON.parse((await itsctl(service.env, ["key", "list", "--account", accountId, "--json"])).stdout) as Array<{
+      expiresAt: string;
+      monthlyLimit: number;
+    }>;
+    expect(listed.map((key) => key.monthlyLimit)).toEqual([5, 5]);
+    expect(Math.min(...listed.map((key) => Date.parse(key.expiresAt))) - Date.now()).toBeLessThan(3_600_000);
+    await context.close();
+  });
+
   it("lets no older invitation in once a newer one set the password; itsctl account invite --revoke ends the rest", async () => {
     const { accountId } = await openAccount("free");
     const [first, second, third] = [await invitePath(accountId), await invitePath(accountId), await invitePath(accountId)];

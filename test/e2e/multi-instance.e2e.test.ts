@@ -102,6 +102,25 @@ describe("two instances on one PostgreSQL store", () => {
     for (const elapsed of refusedAfter) expect(elapsed).toBeLessThan(1_000);
   });
 
+  it("end a rolled key's grace on both instances within 1 s, the new key working on both", async () => {
+    const { accountId, keys } = await provisionAccount(cli, "pro");
+    const old = keys[0]!;
+    const rolled = await itsctl(cli, ["key", "roll", "--account", accountId, "--key", old.id, "--grace", "2s", "--json"]);
+    expect(rolled.code, rolled.stderr).toBe(0);
+    const { key: replacement, rolledFrom } = JSON.parse(rolled.stdout) as { key: string; rolledFrom: { expiresAt: string } };
+    const graceEnds = Date.parse(rolledFrom.expiresAt);
+    const refusedAfter = await Promise.all(
+      instances.map(async (instance) => {
+        while ((await profile(instance, old.key)).status !== 401) {
+          if (Date.now() - graceEnds > 5_000) return Number.POSITIVE_INFINITY;
+        }
+        return Date.now() - graceEnds;
+      }),
+    );
+    for (const elapsed of refusedAfter) expect(elapsed).toBeLessThan(1_000);
+    for (const instance of instances) expect((await profile(instance, replacement)).status).toBe(200);
+  });
+
   it("lose no event and keep the quota exact when one instance is killed with SIGKILL under load", async () => {
     const { accountId, keys } = await provisionAccount(cli, "free", 5);
     const [victim, survivor] = instances as [ServiceProcess, ServiceProcess];

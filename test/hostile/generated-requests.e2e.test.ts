@@ -6,7 +6,7 @@ import { bmpOf, pbmOf, pdfOf, scannedPage } from "../support/document-fixtures.t
 import { photoJpeg, pngBomb } from "../support/image-fixtures.ts";
 import { type Hint, oddStrings } from "../support/openapi-arbitraries.ts";
 import { type Operation, requestsFor } from "../support/openapi-requests.ts";
-import { provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
+import { itsctl, provisionAccount, type ServiceProcess, startService } from "../support/service-process.ts";
 
 /**
  * Requests generated from the OpenAPI document the service serves, sent over HTTPS to one real
@@ -20,6 +20,8 @@ const OPERATOR_TOKEN = "operator-token-for-generated-requests-0123456789";
 let service: ServiceProcess;
 let document: { paths: Record<string, Record<string, Operation>> };
 let keys: ReadonlyArray<string>;
+/** Keys with restrictions (issue 42): every operation's 403 and 429 of a key must be ones the document declares. */
+let restricted: ReadonlyArray<string>;
 let accounts: ReadonlyArray<string>;
 let images: ReadonlyArray<Uint8Array>;
 /** Images every template takes, for bodies whose other fields belong together. */
@@ -78,6 +80,14 @@ beforeAll(async () => {
   keys = provisioned.map((p) => p.keys[0]!.key);
   accounts = provisioned.map((p) => p.accountId);
   const enterprise = keys[2]!;
+  const restrictedKey = async (accountId: string, ...options: Array<string>) =>
+    (JSON.parse((await itsctl(service.env, ["key", "create", "--account", accountId, ...options, "--json"])).stdout) as { key: string }).key;
+  restricted = [
+    // Out of scope everywhere but OCR, and capped at two units.
+    await restrictedKey(accounts[1]!, "--scopes", "ocr", "--monthly-limit", "2"),
+    // Never from this client's address.
+    await restrictedKey(accounts[2]!, "--allow-ip", "203.0.113.0/24,2001:db8::/32"),
+  ];
   catalog = (await service.client.request("GET", "/api/templates", { key: enterprise })).json.data.templates;
   languages = (await service.client.request("GET", "/api/ocr/languages", { key: enterprise })).json.data.languages.map((l: { code: string }) => l.code);
   const photo = await photoJpeg(96, 64);
@@ -313,7 +323,11 @@ const credential = (security: Operation["security"]): fc.Arbitrary<string | unde
   if (scheme === "operatorToken")
     return fc.oneof({ arbitrary: fc.constant(OPERATOR_TOKEN), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constantFrom(...keys)), weight: 1 });
   if (scheme === "apiKey")
-    return fc.oneof({ arbitrary: fc.constantFrom(...keys), weight: 20 }, { arbitrary: fc.oneof(wrong, fc.constant(OPERATOR_TOKEN)), weight: 1 });
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(...keys), weight: 20 },
+      { arbitrary: fc.constantFrom(...restricted), weight: 3 },
+      { arbitrary: fc.oneof(wrong, fc.constant(OPERATOR_TOKEN)), weight: 1 },
+    );
   return fc.constantFrom(undefined, keys[0]);
 };
 

@@ -8,6 +8,7 @@ import { inProcessStreamLocks } from "../../src/application/event-sourcing/strea
 import { lruStreamStateCache } from "../../src/application/event-sourcing/stream-state-cache.ts";
 import { defaultServiceSettings, ServiceSettings } from "../../src/application/settings.ts";
 import { runTransformation } from "../../src/application/transformations/run-transformation.ts";
+import { UNRESTRICTED } from "../../src/domain/key-restrictions.ts";
 import { systemClock } from "../../src/ports/clock.ts";
 import { EventStore } from "../../src/ports/event-store.ts";
 
@@ -19,7 +20,7 @@ import { EventStore } from "../../src/ports/event-store.ts";
  * result is dropped.
  */
 const principal: Principal = {
-  key: { keyId: "k1", name: "default", prefix: "its_k1", secretHash: "", createdAt: "2026-11-01T00:00:00.000Z" },
+  key: { keyId: "k1", name: "default", prefix: "its_k1", secretHash: "", createdAt: "2026-11-01T00:00:00.000Z", restrictions: UNRESTRICTED },
   account: { accountId: "acc-cancel", email: "a@example.com", name: "", plan: "pro" },
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type QuotaEvent, quotaLedgerDecider } from "../../src/domain/quota-ledger.ts";
+import { type QuotaEvent, quotaLedgerDecider, usedByKey } from "../../src/domain/quota-ledger.ts";
 import { deciderSpec } from "../support/decider-spec.ts";
 
 const spec = deciderSpec(quotaLedgerDecider);
@@ -144,5 +144,37 @@ describe("quota ledger", () => {
       .given([reserved("doc", 4, 3), reserved("r2", 4, 2), committed("r2")])
       .when({ type: "CommitQuota", requestId: "doc", now: later })
       .thenRejects("RESERVATION_EXPIRED");
+  });
+
+  it("holds a key to its own monthly limit, counting its open reservations, without an event and without touching the account's quota", () => {
+    const forKey = (requestId: string, keyId: string, keyLimit: number | null) => ({ ...reserve(requestId, 10), keyId, keyLimit });
+    const reservedBy = (requestId: string, keyId: string): QuotaEvent => {
+      const event = reserved(requestId, 10);
+      return { ...event, data: { ...event.data, keyId } } as QuotaEvent;
+    };
+    const history = [reservedBy("r1", "k1"), committed("r1"), reservedBy("r2", "k1")];
+    spec
+      .given(history)
+      .when(forKey("r3", "k1", 2))
+      .thenRejects("KEY_QUOTA_EXCEEDED");
+    spec
+      .given(history)
+      .when(forKey("r3", "k1", 3))
+      .then([reservedBy("r3", "k1")]);
+    // Another key's units are its own.
+    spec
+      .given(history)
+      .when(forKey("r3", "k2", 1))
+      .then([reservedBy("r3", "k2")]);
+    // A released reservation frees the key's units again.
+    spec
+      .given([...history, released("r2")])
+      .when(forKey("r3", "k1", 2))
+      .then([reservedBy("r3", "k1")]);
+    const state = spec.given([...history, committed("r2"), reservedBy("r4", "k2"), committed("r4")]).state();
+    expect(usedByKey(state, "k1")).toBe(2);
+    expect(usedByKey(state, "k2")).toBe(1);
+    expect(usedByKey(state, "k3")).toBe(0);
+    expect(state.used).toBe(3);
   });
 });

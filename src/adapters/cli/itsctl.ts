@@ -1,7 +1,7 @@
 import os from "node:os";
 import { Command, Option } from "commander";
 import { Cause, type Effect, Exit, Layer, ManagedRuntime } from "effect";
-import { changePlan, createKey, deleteKey, listKeys, openAccount } from "../../application/access/accounts.ts";
+import { changePlan, createKey, DEFAULT_ROLL_GRACE_MS, deleteKey, listKeys, openAccount, rollKey } from "../../application/access/accounts.ts";
 import type { Actor } from "../../application/access/actor.ts";
 import { issueInvitation, revokeInvitations } from "../../application/access/holder-access.ts";
 import { storeIdentityLayer } from "../../application/event-sourcing/store-identity.ts";
@@ -9,11 +9,21 @@ import { coreLayer, projectionsLayer, receiptLogLayer } from "../../composition.
 import type { Config } from "../../config.ts";
 import { type EventStoreSelection, loadConfig } from "../../config.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
+import { describeRestrictions } from "../../domain/describe-restrictions.ts";
 import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
 import { defaultPublicBaseUrl } from "../http/server/public-base-url.ts";
 import { loadServerSecrets } from "../security/server-secret.ts";
 import { maskUrlSecrets } from "../security/url-secrets.ts";
 import { registerAuditCommands } from "./audit-commands.ts";
+import {
+  allowIpArgument,
+  durationArgument,
+  expiresArgument,
+  type KeyRestrictionOptions,
+  monthlyLimitArgument,
+  restrictionsOf,
+  scopesArgument,
+} from "./key-restriction-options.ts";
 import { registerReceiptLogCommands } from "./receipt-log-commands.ts";
 import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts";
 
@@ -133,20 +143,28 @@ export const itsctl = (): Command => {
       );
     });
 
-  const key = program.command("key").description("make, list and delete API keys");
+  const key = program.command("key").description("make, list, roll and delete API keys");
   key
     .command("create")
     .description("make an API key; the key is printed once and never stored")
     .requiredOption("--account <id>", "account id")
     .option("--name <name>", "what the key is for", "default")
+    .option("--scopes <list>", "operations the key may call, comma-separated: generate, ocr, virtual-tryon, templates (default: all)", scopesArgument)
+    .option("--expires <when>", "when the key stops working: ISO-8601 or a duration from now (30d, 24h, 4s)", expiresArgument)
+    .option("--allow-ip <cidrs>", "addresses the key may be used from, comma-separated CIDR ranges (IPv4, IPv6)", allowIpArgument)
+    .option("--monthly-limit <n>", "the most units the key may spend in a month, within the account's quota", monthlyLimitArgument)
     .option("--json", "print JSON")
-    .action(async (options: { account: string; name: string; json?: boolean }) => {
-      const created = await execute(createKey(options.account, options.name, operator()));
-      print(Boolean(options.json), created, `Key ${created.id} (${created.name}) created. It is shown only now; store it safely:\n${created.key}`);
+    .action(async (options: KeyRestrictionOptions & { account: string; name: string; json?: boolean }) => {
+      const created = await execute(createKey(options.account, options.name, operator(), restrictionsOf(options)));
+      print(
+        Boolean(options.json),
+        created,
+        `Key ${created.id} (${created.name}; ${describeRestrictions(created.restrictions)}) created. It is shown only now; store it safely:\n${created.key}`,
+      );
     });
   key
     .command("list")
-    .description("list an account's active keys (never their secrets)")
+    .description("list an account's working keys with their restrictions and last use (never their secrets)")
     .requiredOption("--account <id>", "account id")
     .option("--json", "print JSON")
     .action(async (options: { account: string; json?: boolean }) => {
@@ -154,7 +172,30 @@ export const itsctl = (): Command => {
       print(
         Boolean(options.json),
         keys,
-        keys.length === 0 ? "No active keys." : keys.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.createdAt}`).join("\n"),
+        keys.length === 0
+          ? "No active keys."
+          : keys
+              .map(
+                (k) =>
+                  `${k.id}  ${k.prefix}…  ${k.name}  ${k.createdAt}  ${describeRestrictions({ scopes: k.scopes, expiresAt: k.expiresAt, allowedIps: k.allowedIps, monthlyLimit: k.monthlyLimit })}  last used ${k.lastUsedAt ?? "never"}`,
+              )
+              .join("\n"),
+      );
+    });
+  key
+    .command("roll")
+    .description("replace a key: a new one with the same name and restrictions, printed once; the old one works until the grace ends")
+    .requiredOption("--account <id>", "account id")
+    .requiredOption("--key <keyId>", "the key to replace (its id or its_<id> prefix)", keyIdArgument)
+    .option("--grace <duration>", "how long the old key keeps working (4s, 30m, 24h, 7d)", durationArgument, DEFAULT_ROLL_GRACE_MS)
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; key: string; grace: number; json?: boolean }) => {
+      const rolled = await execute(rollKey(options.account, options.key, options.grace, operator()));
+      print(
+        Boolean(options.json),
+        rolled,
+        `Key ${rolled.id} (${rolled.name}) replaces ${rolled.rolledFrom.id}, which works until ${rolled.rolledFrom.expiresAt}. ` +
+          `It is shown only now; store it safely:\n${rolled.key}`,
       );
     });
   key

@@ -61,6 +61,9 @@ textarea { font: .85rem/1.4 ui-monospace, monospace; width: 100%; padding: .5rem
 .preview img, img.thumb { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 .preview figcaption { color: var(--muted); font-size: .9rem; margin-top: .35rem; }
 ul.error { margin: .5rem 0 0; padding-left: 1.25rem; font-weight: 400; }
+ul.plain { margin: 0; padding: 0; list-style: none; }
+/* A row's actions are one cell's content, side by side (on a phone, one grid item beside the cell's label). */
+.row-actions { display: flex; flex-wrap: wrap; gap: .4rem; }
 /* Phones: the navigation gets a row of its own; tables of keys and requests become one card per row,
    each cell under its column's name, so no action hides beyond the right edge. */
 @media (max-width: 40rem) {

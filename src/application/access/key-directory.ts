@@ -6,6 +6,7 @@ import type { DependencyUnavailable } from "../../ports/errors.ts";
 import { EventStore, type UndecodableEvent } from "../../ports/event-store.ts";
 import { KeyProjection } from "../../ports/projections.ts";
 import { catchUpFromStore } from "../event-sourcing/projection-runner.ts";
+import { makeKeyUseNotes } from "./key-use-notes.ts";
 
 /**
  * What authentication reads: the key projection, which the bus's notices keep current from the store (see
@@ -26,6 +27,8 @@ export interface KeyDirectoryShape {
     keyId: string,
     beforeStoreRead?: Effect.Effect<void, E, R>,
   ) => Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | UndecodableEvent | E, R>;
+  /** An admitted request's key was used now: the write to make, when one is due (lastUsedAt, at most once a minute per key). */
+  readonly noteUse: (keyId: string) => Effect.Effect<void> | undefined;
 }
 
 export class KeyDirectory extends Context.Service<KeyDirectory, KeyDirectoryShape>()("KeyDirectory") {}
@@ -57,7 +60,14 @@ export const keyDirectoryLayer = Layer.effect(KeyDirectory)(
       projection.findActiveKey(keyId).pipe(
         Effect.map(
           Option.map(({ key, account }): KeyOwner => ({
-            key: { keyId: key.keyId, name: key.name, prefix: key.prefix, secretHash: key.secretHash, createdAt: key.createdAt },
+            key: {
+              keyId: key.keyId,
+              name: key.name,
+              prefix: key.prefix,
+              secretHash: key.secretHash,
+              createdAt: key.createdAt,
+              restrictions: key.restrictions,
+            },
             account: { accountId: account.accountId, email: account.email, name: account.name, plan: account.plan },
           })),
         ),
@@ -71,6 +81,7 @@ export const keyDirectoryLayer = Layer.effect(KeyDirectory)(
     };
 
     return {
+      noteUse: makeKeyUseNotes(projection, clock),
       findKey: <E = never, R = never>(keyId: string, beforeStoreRead: Effect.Effect<void, E, R> = Effect.void) =>
         Effect.suspend((): Effect.Effect<Option.Option<KeyOwner>, DependencyUnavailable | UndecodableEvent | E, R> => {
           const now = clock.now().getTime();

@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { UsageProjection } from "../../ports/projections.ts";
-import { getAccount } from "../access/accounts.ts";
+import { getAccount, listKeys } from "../access/accounts.ts";
 import { ServiceSettings } from "../settings.ts";
 import { accountSummary } from "./account-summary.ts";
 import { monthlyQuota } from "./read-monthly-quota.ts";
@@ -16,18 +16,14 @@ export const consoleView = (accountId: string) =>
     const account = yield* getAccount(accountId);
     const quota = yield* monthlyQuota(accountId, account.plan);
     const { value: activity } = yield* (yield* UsageProjection).activityOf(accountId, { period: quota.period, recent: RECENT_REQUESTS_SHOWN });
-    const lastUsed = new Map(activity.lastUsed.map(({ keyId, at }) => [keyId, at]));
+    const lastTransformation = new Map(activity.lastUsed.map(({ keyId, at }) => [keyId, at]));
     const keyNames = new Map([...account.keys.values()].map((key) => [key.keyId, key.name]));
+    // The later of the key's last noted request (any route) and its last transformation (the usage projection).
+    const later = (a: string | null, b: string | undefined) => (b !== undefined && (a === null || b > a) ? b : a);
     return {
       accountId,
       ...accountSummary(account, yield* ServiceSettings, quota),
-      keys: [...account.keys.values()].map(({ keyId, name, prefix, createdAt }) => ({
-        id: keyId,
-        name,
-        prefix,
-        createdAt,
-        lastUsedAt: lastUsed.get(keyId) ?? null,
-      })),
+      keys: (yield* listKeys(accountId)).map((key) => ({ ...key, lastUsedAt: later(key.lastUsedAt, lastTransformation.get(key.id)) })),
       daily: activity.daily,
       recent: activity.recent.map((request) => ({ ...request, keyName: keyNames.get(request.keyId) ?? null })),
     };

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { billingPeriodOf } from "../../domain/billing-period.ts";
 import { type PlanId, PLANS } from "../../domain/plan.ts";
-import { quotaStream } from "../../domain/quota-ledger.ts";
+import { quotaStream, usedByKey } from "../../domain/quota-ledger.ts";
 import { Clock } from "../../ports/clock.ts";
 import type { DependencyUnavailable } from "../../ports/errors.ts";
 import type { EventStore, UndecodableEvent } from "../../ports/event-store.ts";
@@ -38,19 +38,25 @@ export interface MonthlyQuota {
   readonly resetsAt: string;
 }
 
-/** This month's quota of an account, from its ledger. */
-export const monthlyQuota = (
-  accountId: string,
-  planId: PlanId,
-): Effect.Effect<MonthlyQuota, DependencyUnavailable | UndecodableEvent, Clock | EventStore | StreamStateCache> =>
+type Read<A> = Effect.Effect<A, DependencyUnavailable | UndecodableEvent, Clock | EventStore | StreamStateCache>;
+
+/** This month's quota of an account, and what one of its keys spent of it, from one read of its ledger. */
+export const monthlyQuotaOfKey = (accountId: string, planId: PlanId, keyId: string): Read<{ readonly quota: MonthlyQuota; readonly keyUsed: number }> =>
   Effect.flatMap(Clock, (clock) => {
     const period = periodAt(clock.now());
     const limit = PLANS[planId].monthlyTransformations;
     return Effect.map(loadState(quotaLedgerStreamType, quotaStream(accountId, period.id)), ({ state }) => ({
-      limit,
-      used: state.used,
-      remaining: limit === null ? null : Math.max(0, limit - state.used),
-      period: period.id,
-      resetsAt: period.resetsAt,
+      quota: {
+        limit,
+        used: state.used,
+        remaining: limit === null ? null : Math.max(0, limit - state.used),
+        period: period.id,
+        resetsAt: period.resetsAt,
+      },
+      keyUsed: usedByKey(state, keyId),
     }));
   });
+
+/** This month's quota of an account, from its ledger. */
+export const monthlyQuota = (accountId: string, planId: PlanId): Read<MonthlyQuota> =>
+  Effect.map(monthlyQuotaOfKey(accountId, planId, ""), ({ quota }) => quota);

@@ -1,5 +1,6 @@
 import type { AccountEvent } from "../../domain/account.ts";
 import type { AccountTemplateEvent } from "../../domain/account-templates/account-template.ts";
+import { describeRestrictions } from "../../domain/describe-restrictions.ts";
 import type { HolderAccessEvent } from "../../domain/holder-access.ts";
 import type { QuotaEvent } from "../../domain/quota-ledger.ts";
 import type { AuditEntry } from "./audit-report.ts";
@@ -12,9 +13,14 @@ export const describeAccountEvent = (event: AccountEvent): Pick<AuditEntry, "wha
     case "AccountPlanChanged":
       return { what: `plan changed from ${event.data.from} to ${event.data.to}`, keyId: null };
     case "ApiKeyIssued":
-      return { what: `key issued (${JSON.stringify(event.data.name)})`, keyId: event.data.keyId };
+      return { what: `key issued (${JSON.stringify(event.data.name)}; ${describeRestrictions(event.data.restrictions)})`, keyId: event.data.keyId };
     case "ApiKeyRevoked":
       return { what: "key revoked", keyId: event.data.keyId };
+    case "ApiKeyRolled":
+      return {
+        what: `key rolled to ${event.data.newKeyId} (${JSON.stringify(event.data.name)}; ${describeRestrictions(event.data.restrictions)}); this key stops at ${event.data.oldKeyExpiresAt}`,
+        keyId: event.data.keyId,
+      };
   }
 };
 

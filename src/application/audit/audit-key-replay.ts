@@ -22,6 +22,10 @@ export const replayKeys = (events: ReadonlyArray<AccountEvent>): ReplayedKeys =>
         if (!keys.has(event.data.keyId))
           keys.set(event.data.keyId, { keyId: event.data.keyId, name: event.data.name, createdAt: event.data.at, revokedAt: null });
         break;
+      case "ApiKeyRolled":
+        if (!keys.has(event.data.newKeyId))
+          keys.set(event.data.newKeyId, { keyId: event.data.newKeyId, name: event.data.name, createdAt: event.data.at, revokedAt: null });
+        break;
       case "ApiKeyRevoked": {
         const key = keys.get(event.data.keyId);
         if (key && key.revokedAt === null) keys.set(key.keyId, { ...key, revokedAt: event.data.at });

@@ -7,7 +7,7 @@ import { Clock } from "../../ports/clock.ts";
 import { EngineTenant } from "../../ports/engines/engine-tenant.ts";
 import { Ids } from "../../ports/ids.ts";
 import type { Principal } from "../access/authenticate.ts";
-import { InsufficientPermissions, QuotaExceeded } from "../errors.ts";
+import { InsufficientPermissions, KeyQuotaExceeded, QuotaExceeded } from "../errors.ts";
 import { handleCommand } from "../event-sourcing/command-handler.ts";
 import { quotaLedgerStreamType } from "../event-sourcing/events/quota-events.ts";
 import { transformationStreamType } from "../event-sourcing/events/transformation-events.ts";
@@ -89,8 +89,14 @@ export const reserveTransformation = (
     const context = contextOf({ requestId, accountId, keyId });
     const expiresAt = new Date(now.getTime() + (holdMs ?? (yield* ServiceSettings).reservationTtlMs));
     const limit = PLANS[plan].monthlyTransformations;
-    const reserve = { type: "ReserveQuota", requestId, accountId, keyId, operation, period: period.id, units, limit, expiresAt, now } as const;
-    const reserved = yield* handleCommand(quotaLedgerStreamType, quotaStream(accountId, period.id), reserve, context);
+    const keyLimit = principal.key.restrictions.monthlyLimit;
+    const reserve = { type: "ReserveQuota", requestId, accountId, keyId, operation, period: period.id, units, limit, keyLimit, expiresAt, now } as const;
+    const reserved = yield* handleCommand(quotaLedgerStreamType, quotaStream(accountId, period.id), reserve, context).pipe(
+      Effect.catchIf(
+        (error) => error._tag === "CommandRejected" && error.code === "KEY_QUOTA_EXCEEDED",
+        () => Effect.fail(new KeyQuotaExceeded({ limit: keyLimit ?? 0, period: period.id, retryAfterSeconds: secondsUntilReset(period, now) })),
+      ),
+    );
     if (reserved.events.some((event) => event.type === "QuotaReservationRefused")) return yield* quotaExceeded(plan, now);
     const request = { type: "RequestTransformation", requestId, accountId, keyId, operation, parameters, now } as const;
     yield* handleCommand(transformationStreamType, transformationStream(requestId), request, context);

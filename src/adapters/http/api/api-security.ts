@@ -8,7 +8,7 @@ import { IdempotencyKey } from "./idempotency-key.ts";
  * call (ApiKey, OperatorToken), the errors every keyed, posted or billable operation can answer
  * with, and the Idempotency-Key header of a POST.
  */
-export const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "RateLimited", "DependencyUnavailable"];
+export const KEYED: ReadonlyArray<ApiErrorTag> = ["Unauthorized", "IpNotAllowed", "RateLimited", "DependencyUnavailable"];
 /** A POST: its JSON body and Idempotency-Key can be refused before the use case runs; over plain HTTP, it is refused. */
 export const POSTED: ReadonlyArray<ApiErrorTag> = [
   ...KEYED,
@@ -25,6 +25,7 @@ export const TRANSFORMATION: ReadonlyArray<ApiErrorTag> = [
   ...POSTED,
   "InsufficientPermissions",
   "QuotaExceeded",
+  "KeyQuotaExceeded",
   "ImageTooLarge",
   "InvalidImage",
   "EngineBusy",

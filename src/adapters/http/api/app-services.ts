@@ -4,6 +4,7 @@ import type { StreamStateCache } from "../../../application/event-sourcing/strea
 import type { JobWakeups } from "../../../application/jobs/job-wakeups.ts";
 import type { ServiceSettings } from "../../../application/settings.ts";
 import type { WebhookSettings } from "../../../application/webhooks/webhook-settings.ts";
+import type { AddressRanges } from "../../../ports/address-ranges.ts";
 import type { ChainCrypto } from "../../../ports/chain-crypto.ts";
 import type { Clock } from "../../../ports/clock.ts";
 import type { DocumentReader } from "../../../ports/engines/document-reader.ts";
@@ -32,6 +33,7 @@ export type AppServices =
   | Clock
   | Ids
   | SecretHasher
+  | AddressRanges
   | RateLimiter
   | KeyDirectory
   | ServiceSettings

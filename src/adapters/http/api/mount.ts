@@ -21,6 +21,7 @@ import { ApiKey, OperatorToken } from "./api-security.ts";
 import type { AppServices } from "./app-services.ts";
 import { respondWith, type RunEffect } from "./effect-runner.ts";
 import { type BodyLimits, EngineWork } from "./engine-work.ts";
+import { RequiresScope } from "./key-scope.ts";
 import { sendError, sendSuccess, type SuccessSchema } from "./respond.ts";
 import { prefersRespondAsync, RespondsAsync } from "./respond-async.ts";
 
@@ -110,6 +111,7 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   const keyed = [...endpoint.middlewares].some((key) => key.key === ApiKey.key);
   const operator = [...endpoint.middlewares].some((key) => key.key === OperatorToken.key);
   const bodySize = Annotations.getOrUndefined(endpoint.annotations, EngineWork);
+  const scope = Annotations.getOrUndefined(endpoint.annotations, RequiresScope);
   const payload = [...endpoint.payload.values()][0]?.schemas[0] as Schema.Decoder<unknown> | undefined;
   if (payload !== undefined && bodySize === undefined) throw new Error(`${endpoint.identifier}: a payload needs its body size (EngineWork)`);
   const takesKey = endpoint.headers?.ast._tag === "Objects" && endpoint.headers.ast.propertySignatures.some((field) => field.name === "idempotency-key");
@@ -125,7 +127,7 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   // Path parameters are strings the router matched: their schemas (Schema.String) cannot refuse them.
   const decodeParams = endpoint.params === undefined ? undefined : Schema.decodeUnknownSync(endpoint.params as Schema.Decoder<Record<string, unknown>>);
 
-  const authenticate = keyed ? authenticateKey(run) : undefined;
+  const authenticate = keyed ? authenticateKey(run, scope) : undefined;
   const operatorOnly = operator ? operatorCredential(options.operatorToken, run) : undefined;
   const jobHeaders = (ctx: Context, jobId: string) => {
     ctx.set("Location", `${options.prefix}/jobs/${encodeURIComponent(jobId)}`);
@@ -166,7 +168,7 @@ const routeOf = (endpoint: HttpApiEndpoint.Top, handler: AnyHandler, options: Mo
   return async (ctx) => {
     // Without a body, admission and the use case run as one effect: one run per request.
     if (keyed && payload === undefined) {
-      const admitted = Effect.map(admission(ctx), (principal) => ({ ...requestOf(ctx), principal, payload: {} }));
+      const admitted = Effect.map(admission(ctx, scope), (principal) => ({ ...requestOf(ctx), principal, payload: {} }));
       return respond(ctx, admitted);
     }
     const principal = authenticate && (await authenticate(ctx));

@@ -2,6 +2,7 @@ import { OpenApi } from "effect/http-api";
 import { ERROR_HEADERS } from "../errors/documented-errors.ts";
 import { ImageTransformationApi } from "./api-definition.ts";
 import { API_KEY_SCHEME } from "./api-security.ts";
+import { declareKeyScopes } from "./key-scope-document.ts";
 import { declareResponseHeaders } from "./response-headers.ts";
 
 /**
@@ -29,6 +30,7 @@ export const openApiDocument = (publicBaseUrl: string) => {
   const generated = openObjects(OpenApi.fromApi(ImageTransformationApi)) as ReturnType<typeof OpenApi.fromApi>;
   closeSettings(generated.components.schemas as Record<string, object>);
   declareResponseHeaders(generated.paths as never, ERROR_HEADERS, API_KEY_SCHEME);
+  declareKeyScopes(ImageTransformationApi, generated.paths as never);
   return {
     ...generated,
     info: {

@@ -71,6 +71,12 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
     codes: ["INSUFFICIENT_PERMISSIONS"],
     respond: (e) => ({ code: "INSUFFICIENT_PERMISSIONS", message: e.message }),
   },
+  IpNotAllowed: {
+    status: 403,
+    replayable: true,
+    codes: ["IP_NOT_ALLOWED"],
+    respond: (e) => ({ code: "IP_NOT_ALLOWED", message: `This API key may not be used from ${e.address}.` }),
+  },
   TemplateLimitReached: {
     status: 403,
     replayable: true,
@@ -155,6 +161,17 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
     sends: ["Retry-After"],
     codes: ["RATE_LIMIT_EXCEEDED"],
     respond: (e) => ({ code: "RATE_LIMIT_EXCEEDED", message: "Too many requests for this API key; retry later.", headers: retryAfter(e.retryAfterSeconds) }),
+  },
+  KeyQuotaExceeded: {
+    status: 429,
+    replayable: false,
+    sends: ["Retry-After"],
+    codes: ["KEY_QUOTA_EXCEEDED"],
+    respond: (e) => ({
+      code: "KEY_QUOTA_EXCEEDED",
+      message: `This API key's ${e.limit} transformations for ${e.period} are used up; the account's quota is untouched.`,
+      headers: retryAfter(e.retryAfterSeconds),
+    }),
   },
   QuotaExceeded: {
     status: 429,

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { PLANS } from "../../../../domain/plan.ts";
 import { ApiKey, idempotencyHeader, KEYED, POSTED } from "../../api/api-security.ts";
 import { EngineWork } from "../../api/engine-work.ts";
+import { RequiresScope } from "../../api/key-scope.ts";
 import { Success } from "../../api/response-schemas.ts";
 import { errorResponses } from "../../errors/documented-errors.ts";
 import type { ApiErrorTag } from "../../errors/error-catalog.ts";
@@ -15,7 +16,7 @@ export const TemplateFontsResponse = Success("TemplateFontsReply", TemplateFonts
 
 const limits = `free ${PLANS.free.accountTemplates}, pro ${PLANS.pro.accountTemplates}, enterprise ${PLANS.enterprise.accountTemplates ?? "unlimited"}`;
 /** A body is checked whole, its images decoded and the design drawn once, before it is kept; a name taken is 409. */
-const KEPT: ReadonlyArray<ApiErrorTag> = ["ImageTooLarge", "InvalidImage", "EngineBusy", "EngineTimeout", "CommandRejected"];
+const KEPT: ReadonlyArray<ApiErrorTag> = ["InsufficientPermissions", "ImageTooLarge", "InvalidImage", "EngineBusy", "EngineTimeout", "CommandRejected"];
 /** A PUT: a JSON body like a POST's, without an Idempotency-Key (a PUT is idempotent by itself). */
 const PUT: ReadonlyArray<ApiErrorTag> = [...KEYED, "HttpsRequired", "InvalidRequest", "UnsupportedMediaType", "BodyTooLarge"];
 const params = { id: TemplateId };
@@ -34,6 +35,7 @@ export const accountTemplates = HttpApiGroup.make("accountTemplates", { topLevel
       error: errorResponses("CreateTemplate", [...POSTED, ...KEPT, "TemplateLimitReached"]),
     })
       .annotate(EngineWork, "oneImage")
+      .annotate(RequiresScope, "templates")
       .annotate(OpenApi.Summary, "Make a template of your own: a canvas with photo, text, image and shape layers")
       .annotate(
         OpenApi.Description,
@@ -65,13 +67,15 @@ export const accountTemplates = HttpApiGroup.make("accountTemplates", { topLevel
       error: errorResponses("ReviseTemplate", [...PUT, ...KEPT, "NotFound"]),
     })
       .annotate(EngineWork, "oneImage")
+      .annotate(RequiresScope, "templates")
       .annotate(OpenApi.Summary, "Replace one of your templates with a new version")
       .annotate(OpenApi.Description, "The whole body, checked as on POST; results already made keep the version they were made with."),
     HttpApiEndpoint.delete("deleteTemplate", "/templates/:id", {
       params,
       success: DeletedTemplateResponse.annotate({ description: "The template deleted" }),
-      error: errorResponses("AccountTemplate", [...KEYED, "HttpsRequired", "NotFound"]),
+      error: errorResponses("DeleteTemplate", [...KEYED, "HttpsRequired", "NotFound", "InsufficientPermissions"]),
     })
+      .annotate(RequiresScope, "templates")
       .annotate(OpenApi.Summary, "Delete one of your templates")
       .annotate(OpenApi.Description, "Frees its place under the plan's limit; results already made stay until they expire."),
   )

@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { KEY_SCOPES } from "../../../../domain/key-restrictions.ts";
 import { FEATURES, PLAN_IDS } from "../../../../domain/plan.ts";
 
 /** The `data` of the calling account's profile. */
@@ -22,5 +23,15 @@ export const ProfileData = Schema.Struct({
     resetsAt: DateTime,
   }),
   rateLimit: Schema.Struct({ perMinute: Count, burst: Count }),
-  key: Schema.Struct({ id: Text, name: Text, prefix: Text, createdAt: DateTime }),
+  key: Schema.Struct({
+    id: Text,
+    name: Text,
+    prefix: Text,
+    createdAt: DateTime,
+    scopes: Schema.NullOr(Schema.Array(Schema.Literals(KEY_SCOPES))).annotate({ description: "the operations this key may call; null: every one" }),
+    expiresAt: Schema.NullOr(DateTime).annotate({ description: "when this key stops working; null: never" }),
+    allowedIps: Schema.NullOr(Schema.Array(Text)).annotate({ description: "the CIDR ranges this key may be used from; null: any address" }),
+    monthlyLimit: NullableCount.annotate({ description: "the most units this key may spend in a month; null: only the account's quota" }),
+    usage: Schema.Struct({ used: Count.annotate({ description: "units this key spent this month (its own, within quota.used)" }) }),
+  }),
 });

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { TEMPLATES, templateTypes } from "../../../../domain/template-catalog/template-catalog.ts";
 import { ApiKey, idempotencyHeader, TRANSFORMATION } from "../../api/api-security.ts";
 import { EngineWork } from "../../api/engine-work.ts";
+import { RequiresScope } from "../../api/key-scope.ts";
 import { preferHeader, RespondsAsync } from "../../api/respond-async.ts";
 import { Success } from "../../api/response-schemas.ts";
 import { errorResponses } from "../../errors/documented-errors.ts";
@@ -33,6 +34,7 @@ export const transformations = HttpApiGroup.make("transformations", { topLevel: 
     })
       .annotate(EngineWork, "oneImage")
       .annotate(RespondsAsync, "generate")
+      .annotate(RequiresScope, "generate")
       .annotate(OpenApi.Summary, "Apply a catalog template to an image")
       .annotate(
         OpenApi.Description,
@@ -49,6 +51,7 @@ export const transformations = HttpApiGroup.make("transformations", { topLevel: 
     })
       .annotate(EngineWork, "oneImage")
       .annotate(RespondsAsync, "ocr")
+      .annotate(RequiresScope, "ocr")
       .annotate(OpenApi.Summary, "Read the text of an image or a document")
       .annotate(
         OpenApi.Description,
@@ -72,6 +75,7 @@ export const transformations = HttpApiGroup.make("transformations", { topLevel: 
     })
       .annotate(EngineWork, "twoImages")
       .annotate(RespondsAsync, "virtual-tryon")
+      .annotate(RequiresScope, "virtual-tryon")
       .annotate(OpenApi.Summary, "Dress the person in the garment (pro and enterprise plans)")
       .annotate(
         OpenApi.Description,
