@@ -5,7 +5,6 @@ import os from "node:os";
 import path from "node:path";
 import { OEM, PSM, type WorkerOptions } from "tesseract.js";
 import { type OcrLanguage, ocrLanguages } from "../../../ports/engines/ocr-engine.ts";
-import type { TesseractReader } from "./tesseract-reader.ts";
 
 /**
  * Where tesseract.js finds its code and models: all inside node_modules, never a CDN.
@@ -85,16 +84,6 @@ export const parametersFor = (model: TesseractModel): Record<string, string> => 
   tessedit_pageseg_mode: PSM.AUTO,
   ...(model !== "osd" && model.some((language) => cjk.includes(language)) ? { textord_use_cjk_fp_model: "0" } : {}),
 });
-
-/** Runs `job` with the worker reading its image as one line of text (PSM 7), then puts back the page layout analysis. */
-export const asOneLine = async <A>(worker: TesseractReader, job: () => Promise<A>): Promise<A> => {
-  await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE });
-  try {
-    return await job();
-  } finally {
-    await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
-  }
-};
 
 export const workerSetupFor = async (model: TesseractModel): Promise<TesseractWorkerSetup> => {
   const legacy = model === "osd";

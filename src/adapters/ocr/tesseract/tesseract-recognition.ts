@@ -1,3 +1,4 @@
+import { PSM } from "tesseract.js";
 import type { OcrLanguage, OcrRequest, OcrResult, OcrScript } from "../../../ports/engines/ocr-engine.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { straighteningRotation, upscaleFactor, type Upscaling } from "../ocr-deskew-upscale.ts";
@@ -19,7 +20,6 @@ import { languagesUsed, withLanguages } from "../text-languages.ts";
 import { holdsOneLine, type TextLines } from "../text-line-analysis.ts";
 import type { TextLineThread } from "../text-line-thread-client.ts";
 import { secondLanguage, unsureLatinConfidence, unsureLines } from "../unsure-lines.ts";
-import { asOneLine } from "./tesseract-language-data.ts";
 import { pageBlocks } from "./tesseract-page-blocks.ts";
 import type { TesseractPage, TesseractReader, TesseractReaders, TesseractReadOptions } from "./tesseract-reader.ts";
 
@@ -85,6 +85,16 @@ interface Recognition extends RecognitionSetup {
   readonly readOnce: (model: ReadonlyArray<OcrLanguage>, image: PreparedImage, blocks?: boolean) => Promise<Reading>;
   readonly readings: Map<PreparedImage, Map<string, Promise<Reading>>>;
 }
+
+/** Runs `job` with the reader reading its image as one line of text (PSM 7), then puts back the page layout analysis. */
+const asOneLine = async <A>(reader: TesseractReader, job: () => Promise<A>): Promise<A> => {
+  await reader.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE });
+  try {
+    return await job();
+  } finally {
+    await reader.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
+  }
+};
 
 /** A request's page opened: decoded upright, its resolution read, nothing prepared or read yet. */
 const openRecognition = async (engine: RecognitionSetup, request: OcrRequest, signal: AbortSignal): Promise<Recognition> => {
