@@ -28,6 +28,7 @@ interface Finished {
 }
 
 export class TesseractCliReaders implements TesseractReaders {
+  readonly imageFormat = "pnm";
   private readonly running = new Set<ChildProcess>();
   private closed = false;
   private readonly cli: TesseractCli;

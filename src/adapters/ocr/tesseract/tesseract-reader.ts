@@ -60,6 +60,8 @@ export interface TesseractReader {
 
 /** Readers of each model, lent one call at a time; `signal` stops the reader's work when it fires. */
 export interface TesseractReaders {
+  /** The encoding its readers take images in: PNG (tesseract.js) or binary PNM (the CLI reads it fastest). */
+  readonly imageFormat: "png" | "pnm";
   withWorker<A>(model: TesseractModel, signal: AbortSignal, use: (reader: TesseractReader) => Promise<A>): Promise<A>;
   terminate(): Promise<void>;
 }

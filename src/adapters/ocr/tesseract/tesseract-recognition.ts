@@ -8,6 +8,7 @@ import {
   decodeUpright,
   measureTextLines,
   type PreparedImage,
+  preparedPng,
   prepareImage,
   printResolution,
   statedResolution,
@@ -86,6 +87,7 @@ interface Recognition extends RecognitionSetup {
   readonly readings: Map<PreparedImage, Map<string, Promise<Reading>>>;
 }
 
+/** The prepared image in the encoding the readers take. */
 /** Runs `job` with the reader reading its image as one line of text (PSM 7), then puts back the page layout analysis. */
 const asOneLine = async <A>(reader: TesseractReader, job: () => Promise<A>): Promise<A> => {
   await reader.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE });
@@ -103,7 +105,7 @@ const openRecognition = async (engine: RecognitionSetup, request: OcrRequest, si
   const prepared = new Map<string, Promise<PreparedImage>>();
   const prepare = (rotation: number, scale: number) => {
     const key = `${rotation}@${scale}`;
-    const image = prepared.get(key) ?? prepareImage(upright, { rotation, scale, grayscale: preprocessing.grayscale });
+    const image = prepared.get(key) ?? prepareImage(upright, { rotation, scale, grayscale: preprocessing.grayscale }, pool.imageFormat);
     prepared.set(key, image);
     return image;
   };
@@ -139,7 +141,7 @@ const openRecognition = async (engine: RecognitionSetup, request: OcrRequest, si
       dpi === undefined ? {} : { ...(pdf ? { pdfTitle: "" } : {}), user_defined_dpi: String(Math.round(dpi * image.scale)) };
     // A label of one line, read the way up it was measured, is read as one line (holdsOneLine).
     const oneLine = Math.abs(image.rotation) < 45 && holdsOneLine(await measured(), upright.height);
-    const recognize = (worker: TesseractReader) => worker.recognize(image.png, options, { ...output, blocks });
+    const recognize = (worker: TesseractReader) => worker.recognize(image.bytes, options, { ...output, blocks });
     const { data: page } = await pool.withWorker(model, signal, (worker) => (oneLine ? asOneLine(worker, () => recognize(worker)) : recognize(worker)));
     return { languages: model, image, page, empty: page.text.trim() === "" };
   };
@@ -152,7 +154,7 @@ const betterOfScript = (a: Reading, b: Reading) => preferredOfScript(asScriptRea
 
 /** OSD's view of the page: a quarter turn (0 unless asked to fix orientation), whether OSD is sure of it, the script. */
 const orientationAndScript = async ({ pool, signal, preprocessing }: Recognition, image: PreparedImage) => {
-  const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(image.png));
+  const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(image.bytes));
   return {
     rotation: preprocessing.fixOrientation ? (data.orientation_degrees ?? 0) % 360 : 0,
     sure: (data.orientation_confidence ?? 0) >= sureOrientationConfidence,
@@ -176,7 +178,7 @@ const readKnown = async (r: Recognition, model: ReadonlyArray<OcrLanguage>): Pro
 
 /** The script of a label, where OSD on the image named none (see short-text-script.ts). */
 const scriptOfShortText = async ({ pool, signal, languages, read }: Recognition, image: PreparedImage): Promise<OcrScript | undefined> => {
-  const grid = await repeatedForOsd(image.png);
+  const grid = await repeatedForOsd(await preparedPng(image));
   if (grid === undefined) return undefined;
   const { data } = await pool.withWorker("osd", signal, (worker) => worker.detect(grid));
   return scriptOfLabel(scriptOfOsdName(data.script), (script) =>
@@ -188,7 +190,7 @@ const scriptOfShortText = async ({ pool, signal, languages, read }: Recognition,
 const secondScriptLanguage = async ({ pool, signal, languages, readOnce, readings }: Recognition, image: PreparedImage): Promise<OcrLanguage | undefined> => {
   const english = readOnce(["eng"], image, true);
   readings.set(image, new Map([...(readings.get(image) ?? []), ["eng", english]]));
-  return secondLanguage(image.png, unsureLines(pageBlocks((await english).page).flatMap((block) => block.lines)), {
+  return secondLanguage(await preparedPng(image), unsureLines(pageBlocks((await english).page).flatMap((block) => block.lines)), {
     scriptOf: async (png) => scriptOfOsdName((await pool.withWorker("osd", signal, (worker) => worker.detect(png))).data.script),
     candidates: (script) => autoCandidates(script, languages),
     read: async (language, png) => (await pool.withWorker([language], signal, (worker) => worker.recognize(png))).data,

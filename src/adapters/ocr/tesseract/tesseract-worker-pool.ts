@@ -57,6 +57,7 @@ interface IdleWorker {
 }
 
 export class TesseractWorkerPool {
+  readonly imageFormat = "png";
   /** Least recently used first. */
   private idle: IdleWorker[] = [];
   private readonly busy = new Set<Worker>();
