@@ -2,6 +2,7 @@ import { OpenApi } from "effect/http-api";
 import { ERROR_HEADERS } from "../errors/documented-errors.ts";
 import { ImageTransformationApi } from "./api-definition.ts";
 import { API_KEY_SCHEME } from "./api-security.ts";
+import { openApiWebhooks } from "./openapi-webhooks.ts";
 import { declareResponseHeaders } from "./response-headers.ts";
 
 /**
@@ -36,5 +37,6 @@ export const openApiDocument = (publicBaseUrl: string) => {
       contact: { name: "API support", url: `${publicBaseUrl}/api/openapi.json`, email: "support@example.com" },
     },
     servers: [{ url: `${publicBaseUrl}/api` }],
+    webhooks: openApiWebhooks(),
   };
 };
