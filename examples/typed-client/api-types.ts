@@ -946,6 +946,16 @@ export interface components {
                         refused: number;
                     }[];
                 };
+                /** @description asynchronous jobs (Prefer: respond-async) replayed from their streams: accepted, succeeded and failed in the range */
+                jobs: {
+                    accepted: number;
+                    succeeded: number;
+                    failed: number;
+                    /** @description the units of the jobs that succeeded in the range: each charged once, when it succeeded */
+                    unitsCharged: number;
+                    /** @description the units of the jobs that failed in the range, given back */
+                    unitsReleased: number;
+                };
                 keys: {
                     keyId: string;
                     name: string;
