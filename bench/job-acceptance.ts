@@ -10,7 +10,7 @@
  *   run one at a time meanwhile, as they would behind a busy instance.
  * - what a queued job holds: a second service (JOB_CONCURRENCY=1) whose one runner is held by a
  *   20-page OCR job while `queued` small /generate jobs are accepted behind it; its RSS and its main
- *   heap (prom-client's nodejs_heap_size_used_bytes from /metrics) before and after, per job, and
+ *   heap's live objects (after a full collection, through the inspector) before and after, per job, and
  *   what the data directory grew by (events, projections, the kept bodies), per job.
  *
  * The held job's own memory must not pass for the queue's: the OCR workers are started (a
@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { HttpsClient } from "../test/support/https-client.ts";
 import { photoPng } from "../test/support/image-fixtures.ts";
-import { metricsPortOf, provisionAccount, rssMiB, type ServiceProcess, startService } from "../test/support/service-process.ts";
+import { provisionAccount, rssMiB, type ServiceProcess, startService } from "../test/support/service-process.ts";
 import { a4TextDocument } from "./support/a4-text-document.ts";
 
 const samples = Number(process.argv[2] ?? 200);
@@ -91,17 +91,46 @@ async function measureLatencies() {
 }
 
 // --- Memory and store per queued job -----------------------------------------------------------
+/**
+ * The main heap's live objects: a full collection first, asked for through the inspector (the
+ * holder runs with --inspect on loopback), then V8's own count, so that no garbage of the requests
+ * passes for what the queue holds. The OCR workers' heaps are isolates of their own, not in it.
+ */
 const heapMiB = async (held: ServiceProcess) => {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPortOf(held)}/metrics`)).text();
-  return Number(/^nodejs_heap_size_used_bytes (\S+)/mu.exec(text)![1]) / 2 ** 20;
+  const { webSocketDebuggerUrl } = (
+    (await (await fetch(`http://127.0.0.1:${inspectorPort(held)}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>
+  )[0]!;
+  const socket = new WebSocket(webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener("open", resolve);
+    socket.addEventListener("error", reject);
+  });
+  let next = 0;
+  const call = (method: string) =>
+    new Promise<Record<string, number>>((resolve) => {
+      const id = ++next;
+      const answer = (message: MessageEvent) => {
+        const reply = JSON.parse(String(message.data)) as { id?: number; result: Record<string, number> };
+        if (reply.id !== id) return;
+        socket.removeEventListener("message", answer);
+        resolve(reply.result);
+      };
+      socket.addEventListener("message", answer);
+      socket.send(JSON.stringify({ id, method }));
+    });
+  await call("HeapProfiler.collectGarbage");
+  const { usedSize } = await call("Runtime.getHeapUsage");
+  socket.close();
+  return usedSize! / 2 ** 20;
 };
+const inspectorPort = (held: ServiceProcess) => Number(/Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//u.exec(held.logs())![1]);
 const sizeMiB = (target: string): number => {
   const stat = fs.statSync(target);
   if (!stat.isDirectory()) return stat.size / 2 ** 20;
   return fs.readdirSync(target).reduce((sum, entry) => sum + sizeMiB(path.join(target, entry)), 0);
 };
 const dataSizes = (dir: string) => Object.fromEntries(fs.readdirSync(dir).map((entry) => [entry, sizeMiB(path.join(dir, entry))]));
-/** Median of a few readings a second apart: the held OCR job's threads move RSS and heap. */
+/** Median of a few readings a second apart: the held OCR job's threads move the RSS. */
 const settled = async (held: ServiceProcess) => {
   const rss: Array<number> = [];
   const heap: Array<number> = [];
@@ -113,10 +142,12 @@ const settled = async (held: ServiceProcess) => {
   return { rss: percentile(rss, 50), heap: percentile(heap, 50) };
 };
 
-// METRICS_PORT=0: the metrics listener on a port of its own, for the heap figure.
-const holder = await startService({ env: { ...env, METRICS_PORT: "0" } });
+// The inspector on loopback, on a port of its own, for the heap figure after a full collection.
+const holder = await startService({ env: { ...env, NODE_OPTIONS: "--inspect=127.0.0.1:0" } });
 process.on("exit", () => holder.exit() === undefined && process.kill(holder.pid, "SIGKILL"));
-const holderKey = (await provisionAccount(holder.env, "enterprise")).keys[0]!.key;
+// itsctl without the inspector.
+const { NODE_OPTIONS: _inspector, ...cliEnv } = holder.env;
+const holderKey = (await provisionAccount(cliEnv, "enterprise")).keys[0]!.key;
 // Warm the /generate path (its engines, the JIT) with jobs that run at once, and start the OCR workers with a synchronous read.
 const warmOcr = await holder.client.send("POST", "/api/ocr", {
   key: holderKey,
@@ -161,7 +192,7 @@ console.log(
 );
 console.table({
   "RSS MiB": { before: round(before.rss, 1), after: round(after.rss, 1), "per job KiB": round(((after.rss - before.rss) * 1024) / queued, 2) },
-  "heap used MiB": { before: round(before.heap, 1), after: round(after.heap, 1), "per job KiB": round(((after.heap - before.heap) * 1024) / queued, 2) },
+  "heap live MiB": { before: round(before.heap, 1), after: round(after.heap, 1), "per job KiB": round(((after.heap - before.heap) * 1024) / queued, 2) },
   ...Object.fromEntries(
     Object.keys(after.data).map((entry) => [
       `${entry} MiB`,
