@@ -37,6 +37,8 @@ export const settingsLayer = (config: Config) =>
     rateOverride: config.rateOverride,
     maxQueuedJobs: config.jobs.maxQueuedPerAccount,
     jobLeaseMs: config.jobs.leaseSeconds * 1000,
+    maxDocumentPages: config.maxDocumentPages,
+    maxJobDocumentPages: config.maxJobDocumentPages,
   });
 
 /** The event store a selection names; `itsctl store migrate` opens two of them this way. */

@@ -35,6 +35,7 @@ const Env = Schema.Struct({
   MAX_IMAGE_BYTES: Schema.optionalKey(PositiveInt),
   MAX_IMAGE_PIXELS: Schema.optionalKey(PositiveInt),
   MAX_DOCUMENT_PAGES: Schema.optionalKey(PositiveInt),
+  MAX_JOB_DOCUMENT_PAGES: Schema.optionalKey(PositiveInt),
   DOCUMENT_MEMORY_MB: Schema.optionalKey(PositiveInt),
   MAX_KEYS_PER_ACCOUNT: Schema.optionalKey(PositiveInt),
   RESULT_TTL_SECONDS: Schema.optionalKey(PositiveInt),
@@ -108,6 +109,8 @@ export interface Config {
   readonly maxImagePixels: number;
   /** Pages of a PDF or multi-page TIFF sent to /ocr, at most (413 beyond). */
   readonly maxDocumentPages: number;
+  /** The same sent with Prefer: respond-async, never fewer than maxDocumentPages (docs/jobs.md says why it is larger). */
+  readonly maxJobDocumentPages: number;
   /** Memory the document engine (PDFium) may grow to; a document that needs more gets 413. */
   readonly documentMemoryBytes: number;
   readonly maxKeysPerAccount: number;
@@ -241,7 +244,11 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
     tlsHandshakeTimeoutMs: e.TLS_HANDSHAKE_TIMEOUT_MS ?? 20_000,
     maxImageBytes,
     maxImagePixels: e.MAX_IMAGE_PIXELS ?? 40_000_000,
-    maxDocumentPages: e.MAX_DOCUMENT_PAGES ?? 20,
+    maxDocumentPages: e.MAX_DOCUMENT_PAGES ?? defaultServiceSettings.maxDocumentPages,
+    maxJobDocumentPages: Math.max(
+      e.MAX_JOB_DOCUMENT_PAGES ?? defaultServiceSettings.maxJobDocumentPages,
+      e.MAX_DOCUMENT_PAGES ?? defaultServiceSettings.maxDocumentPages,
+    ),
     documentMemoryBytes: e.DOCUMENT_MEMORY_MB === undefined ? defaultDocumentMemoryBytes(memoryBytes) : e.DOCUMENT_MEMORY_MB * MiB,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT ?? 20,
     resultTtlSeconds,

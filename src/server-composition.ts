@@ -167,7 +167,8 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     decorated(ImageEngine, decorators.imageEngine)(images),
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
     documentReaderLayer({
-      maxPages: config.maxDocumentPages,
+      // The larger limit: the use case holds a request to the smaller one (recognize-text.ts).
+      maxPages: Math.max(config.maxDocumentPages, config.maxJobDocumentPages),
       maxPixels: config.maxImagePixels,
       deadlineMs: config.engineDeadlineMs,
       memoryBytes: config.documentMemoryBytes,

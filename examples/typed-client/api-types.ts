@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope ocr (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20), or MAX_JOB_DOCUMENT_PAGES (default 200) with Prefer: respond-async: 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope ocr (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -465,7 +465,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "job.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The job.succeeded message
+         * @description Sent to each active endpoint that asked for job.succeeded, signed as Standard Webhooks specifies (docs/webhooks.md).
+         */
+        post: operations["jobSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The job.failed message
+         * @description Sent to each active endpoint that asked for job.failed, signed as Standard Webhooks specifies (docs/webhooks.md).
+         */
+        post: operations["jobFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description This request's id, as the logs record it; quote it when reporting a problem */
@@ -512,6 +553,63 @@ export interface components {
          * @enum {string}
          */
         PreferenceAppliedHeader: "respond-async";
+        /** @description A job succeeded: GET /api/jobs/{jobId} gives its result. */
+        JobSucceededWebhook: {
+            /** @enum {string} */
+            type: "job.succeeded";
+            /**
+             * Format: date-time
+             * @description when the job ended
+             */
+            timestamp: string;
+            data: {
+                /** @description the job, as GET /api/jobs/{jobId} reads it */
+                jobId: string;
+                /**
+                 * @description the route that was called: generate, ocr or virtual-tryon
+                 * @enum {string}
+                 */
+                operation: "generate" | "ocr" | "virtual-tryon";
+                /** @enum {string} */
+                status: "succeeded";
+                /** Format: date-time */
+                finishedAt: string;
+            };
+        };
+        /** @description A job failed, nothing charged: data.error is the error the synchronous call would have answered. */
+        JobFailedWebhook: {
+            /** @enum {string} */
+            type: "job.failed";
+            /**
+             * Format: date-time
+             * @description when the job ended
+             */
+            timestamp: string;
+            data: {
+                /** @description the job, as GET /api/jobs/{jobId} reads it */
+                jobId: string;
+                /**
+                 * @description the route that was called: generate, ocr or virtual-tryon
+                 * @enum {string}
+                 */
+                operation: "generate" | "ocr" | "virtual-tryon";
+                /** @enum {string} */
+                status: "failed";
+                /** Format: date-time */
+                finishedAt: string;
+                error: {
+                    /** @description the error code the synchronous call would have answered */
+                    code: string;
+                    message: string;
+                };
+            };
+        };
+        /** @description The message's id, the same on every attempt and resend of it: drop repeats by it */
+        WebhookIdHeader: string;
+        /** @description The attempt's time in seconds since the epoch; refuse one too far from your clock (the libraries allow 5 minutes) */
+        WebhookTimestampHeader: string;
+        /** @description v1, then the base64 HMAC-SHA256 of `${webhook-id}.${webhook-timestamp}.${body}` under the secret's key; two, space-separated, during a rotation's overlap */
+        WebhookSignatureHeader: string;
         /** @description METHOD_NOT_ALLOWED */
         MethodNotAllowedError: {
             /** @enum {boolean} */
@@ -859,6 +957,16 @@ export interface components {
                         released: number;
                         refused: number;
                     }[];
+                };
+                /** @description asynchronous jobs (Prefer: respond-async) replayed from their streams: accepted, succeeded and failed in the range */
+                jobs: {
+                    accepted: number;
+                    succeeded: number;
+                    failed: number;
+                    /** @description the units of the jobs that succeeded in the range: each charged once, when it succeeded */
+                    unitsCharged: number;
+                    /** @description the units of the jobs that failed in the range, given back */
+                    unitsReleased: number;
                 };
                 keys: {
                     keyId: string;
@@ -6152,6 +6260,64 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
+            };
+        };
+    };
+    jobSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message's id, the same on every attempt and resend of it: drop repeats by it */
+                "webhook-id": components["schemas"]["WebhookIdHeader"];
+                /** @description The attempt's time in seconds since the epoch; refuse one too far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": components["schemas"]["WebhookTimestampHeader"];
+                /** @description v1, then the base64 HMAC-SHA256 of `${webhook-id}.${webhook-timestamp}.${body}` under the secret's key; two, space-separated, during a rotation's overlap */
+                "webhook-signature": components["schemas"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobSucceededWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 15 s is a delivery; anything else is retried) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message's id, the same on every attempt and resend of it: drop repeats by it */
+                "webhook-id": components["schemas"]["WebhookIdHeader"];
+                /** @description The attempt's time in seconds since the epoch; refuse one too far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": components["schemas"]["WebhookTimestampHeader"];
+                /** @description v1, then the base64 HMAC-SHA256 of `${webhook-id}.${webhook-timestamp}.${body}` under the secret's key; two, space-separated, during a rotation's overlap */
+                "webhook-signature": components["schemas"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobFailedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx within 15 s is a delivery; anything else is retried) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -15,6 +15,10 @@ export interface ServiceSettingsShape {
   readonly maxQueuedJobs: number;
   /** How long a job's claim holds without a renewal: an instance that died is replaced within it. */
   readonly jobLeaseMs: number;
+  /** Pages of a document /ocr reads within one request (MAX_DOCUMENT_PAGES). */
+  readonly maxDocumentPages: number;
+  /** Pages of a document /ocr reads as a job (MAX_JOB_DOCUMENT_PAGES): no proxy's timeout bounds a job, so it may be longer. */
+  readonly maxJobDocumentPages: number;
 }
 
 export const defaultServiceSettings: ServiceSettingsShape = {
@@ -25,6 +29,8 @@ export const defaultServiceSettings: ServiceSettingsShape = {
   rateOverride: undefined,
   maxQueuedJobs: 100,
   jobLeaseMs: 30_000,
+  maxDocumentPages: 20,
+  maxJobDocumentPages: 200,
 };
 
 export const ratePolicyOf = (settings: ServiceSettingsShape, plan: PlanId): RatePolicy => settings.rateOverride ?? PLANS[plan].rate;

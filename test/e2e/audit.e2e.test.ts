@@ -25,6 +25,10 @@ beforeAll(async () => {
       // 60 requests on a handful of keys: the per-key rate is not what this suite is about.
       RATE_LIMIT_BURST: "1000",
       RATE_LIMIT_PER_MINUTE: "1000",
+      // Webhooks to a closed port on loopback, failing twice a second apart: the endpoint is disabled within the test.
+      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+      WEBHOOK_RETRY_SCHEDULE_SECONDS: "0,1,1,1",
+      WEBHOOK_DISABLE_AFTER_SECONDS: "1",
     },
   });
   image = (await photoPng(96, 64)).toString("base64");
@@ -36,9 +40,17 @@ afterAll(async () => {
 
 interface Report {
   ok: boolean;
-  history: Array<{ type: string; keyId: string | null; requestId: string | null; operation: string | null; actor: { kind: string; keyId?: string } | null }>;
+  history: Array<{
+    type: string;
+    what: string;
+    keyId: string | null;
+    requestId: string | null;
+    operation: string | null;
+    actor: { kind: string; keyId?: string } | null;
+  }>;
   totals: { reserved: number; committed: number; released: number; refused: number; lines: Array<{ keyId: string; committed: number; refused: number }> };
   keys: Array<{ keyId: string; revokedAt: string | null }>;
+  jobs: { accepted: number; succeeded: number; failed: number; unitsCharged: number; unitsReleased: number };
   ledger: { ok: boolean; damage: Array<unknown>; seal: { source: string; streams: number; intervalSeconds: number | null } | null };
   verification: {
     storePosition: number;
@@ -172,6 +184,82 @@ describe("itsctl audit", () => {
     const documented = await service.client.request("GET", "/api/openapi.json");
     expect(documented.json.paths["/audit/accounts/{accountId}"].get.security).toEqual([{ operatorToken: [] }]);
   });
+
+  it("replays an account's jobs and its webhook endpoints' lifecycle, with who acted", async () => {
+    const { accountId: account, keys } = await provisionAccount(service.env, "pro");
+    const key = keys[0]!.key;
+    const keyId = keys[0]!.id;
+    const call = (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) =>
+      service.client.request(method, `/api${route}`, { key, headers, ...(body === undefined ? {} : { body }) });
+    // One endpoint made, rotated and deleted by the key; another on a closed port, which the service disables.
+    const kept = await call("POST", "/webhooks", { url: "http://127.0.0.1:9/kept" });
+    expect(kept.status).toBe(201);
+    expect((await call("POST", `/webhooks/${kept.json.data.id}/rotate-secret`)).status).toBe(200);
+    expect((await call("DELETE", `/webhooks/${kept.json.data.id}`)).status).toBe(200);
+    const failing = await call("POST", "/webhooks", { url: "http://127.0.0.1:9/failing" });
+    expect(failing.status).toBe(201);
+
+    // Two jobs that succeed, one whose "image" is no image and fails when it runs.
+    const ASYNC = { Prefer: "respond-async" };
+    const accepted = [
+      await call("POST", "/generate", { image, template: "instagram-square", templateType: "social" }, ASYNC),
+      await call("POST", "/generate", { image, template: "instagram-square", templateType: "social" }, ASYNC),
+      await call(
+        "POST",
+        "/generate",
+        { image: Buffer.from("no image at all").toString("base64"), template: "instagram-square", templateType: "social" },
+        ASYNC,
+      ),
+    ];
+    expect(accepted.map((reply) => reply.status)).toEqual([202, 202, 202]);
+    const ended = async (location: string) => {
+      for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 200))) {
+        const job = (await service.client.request("GET", location, { key })).json.data;
+        if (job.status === "succeeded" || job.status === "failed") return job.status as string;
+      }
+      return "unfinished";
+    };
+    expect(await Promise.all(accepted.map((reply) => ended(reply.headers["location"]!)))).toEqual(["succeeded", "succeeded", "failed"]);
+    for (const until = Date.now() + 20_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 250))) {
+      const listed = await call("GET", "/webhooks");
+      if (listed.json.data.webhooks.some((endpoint: { status: string }) => endpoint.status === "disabled")) break;
+    }
+
+    let report = (await settledAudit(account)).report;
+    for (const until = Date.now() + 10_000; !report.history.some((entry) => entry.type === "WebhookDisabled") && Date.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      report = (await settledAudit(account)).report;
+    }
+    expect(report.ok).toBe(true);
+    expect(report.jobs).toEqual({ accepted: 3, succeeded: 2, failed: 1, unitsCharged: 2, unitsReleased: 1 });
+    const entries = (type: string) => report.history.filter((entry) => entry.type === type);
+    expect([entries("JobAccepted"), entries("JobStarted"), entries("JobSucceeded"), entries("JobFailed")].map((found) => found.length)).toEqual([3, 3, 2, 1]);
+    expect(entries("JobProgressed")).toEqual([]);
+    // A job's events name its key, its reservation's request and its operation; the key accepted it, the service's runner claimed it.
+    const jobEntries = report.history.filter((entry) => entry.type.startsWith("Job"));
+    expect(jobEntries.every((entry) => entry.keyId === keyId && entry.requestId !== null && entry.operation === "generate")).toBe(true);
+    expect(entries("JobAccepted").every((entry) => entry.actor?.kind === "api-key" && entry.actor.keyId === keyId)).toBe(true);
+    expect(entries("JobStarted").every((entry) => entry.actor?.kind === "service")).toBe(true);
+    // The outcome is recorded on the key's behalf, as a synchronous call's charge is.
+    expect([...entries("JobSucceeded"), ...entries("JobFailed")].every((entry) => entry.actor?.kind === "api-key" && entry.actor.keyId === keyId)).toBe(true);
+    expect(entries("JobFailed")[0]).toMatchObject({ what: expect.stringContaining("failed (INVALID_IMAGE), 1 unit released") });
+    // The endpoints' lifecycle: the key made, rotated and deleted; the service disabled the failing one.
+    expect(["WebhookAdded", "WebhookSecretRotated", "WebhookDeleted", "WebhookDisabled"].map((type) => entries(type).length)).toEqual([2, 1, 1, 1]);
+    for (const type of ["WebhookAdded", "WebhookSecretRotated", "WebhookDeleted"]) {
+      expect(entries(type).every((entry) => entry.actor?.kind === "api-key" && entry.actor.keyId === keyId)).toBe(true);
+    }
+    expect(entries("WebhookDisabled")[0]).toMatchObject({
+      actor: { kind: "service" },
+      what: expect.stringContaining(`webhook ${failing.json.data.id} disabled`),
+    });
+    // The job's units are the quota ledger's: charged through it, once.
+    expect(report.totals).toMatchObject({ committed: 2, released: 1 });
+
+    const text = await audit(account);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("Jobs: 3 accepted, 2 succeeded (2 unit(s) charged), 1 failed (1 unit(s) released)");
+    expect(text.stdout).toContain(`webhook ${kept.json.data.id} secret rotated`);
+  }, 90_000);
 
   it("exits non-zero and names the difference once a projection row is corrupted by hand", async () => {
     // The running service writes this file too (its projections): wait for its lock as it waits for ours.

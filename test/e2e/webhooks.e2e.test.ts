@@ -12,6 +12,7 @@ import { startHttpService } from "../../src/http-service.ts";
 import { serverLayer } from "../../src/server-composition.ts";
 import { HttpsClient } from "../support/https-client.ts";
 import { type InProcessService, startInProcess } from "../support/in-process-service.ts";
+import { makeWebhookValidator } from "../support/openapi-webhook-validator.ts";
 import { makeDataDir } from "../support/service-process.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -93,6 +94,10 @@ describe("webhooks over HTTPS", () => {
     const payload = new Webhook(secret).verify(second!.body, second!.headers as Record<string, string>) as Record<string, unknown>;
     expect(payload).toMatchObject({ type: "job.succeeded", data: { jobId: "job-a", operation: "generate", status: "succeeded" } });
     expect(second!.headers["content-type"]).toBe("application/json");
+    // The message is what the served document's top-level webhooks declare: its body and its headers.
+    const matchesDocument = makeWebhookValidator((await insecure.client.request("GET", "/api/openapi.json")).json);
+    matchesDocument(second!);
+    expect(() => matchesDocument({ ...second!, body: second!.body.replace('"status":"succeeded"', '"status":"done"') })).toThrow(/body/);
 
     // The endpoint's page shows the delivery: two attempts, the last a 200.
     let detail = await call(insecure, "GET", `/webhooks/${created.json.data.id}`, key);
@@ -139,6 +144,7 @@ describe("webhooks over HTTPS", () => {
         data: { jobId: "job-b2", status: "failed", error: { code: "INVALID_IMAGE", message: "not an image" } },
       });
     }
+    makeWebhookValidator((await insecure.client.request("GET", "/api/openapi.json")).json)(message!);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.received).toHaveLength(1);
   });

@@ -61,7 +61,7 @@ export const registerAuditCommands = (
   program
     .command("audit")
     .description(
-      "verify every event's hash chain and the latest seal, then replay an account's quota ledger and key lifecycle from the event store, print the history, and check the projections against it (exit 1 on any damage or difference)",
+      "verify every event's hash chain and the latest seal, then replay an account's quota ledger, key lifecycle, jobs and webhook endpoints from the event store, print the history, and check the projections against it (exit 1 on any damage or difference)",
     )
     .option("--account <id>", "account id (required unless --verify-only)")
     .option("--from <date>", "first day (YYYY-MM-DD, YYYY-MM or an ISO date-time)")

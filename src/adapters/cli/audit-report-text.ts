@@ -28,6 +28,10 @@ export const auditReportText = (report: AuditReport): string => {
   lines.push("");
   lines.push(`Totals: ${counts(report.totals)}`);
   for (const line of report.totals.lines) lines.push(`  ${line.period}  ${pad(line.operation, 14)} key=${line.keyId}: ${counts(line)}`);
+  const { jobs } = report;
+  lines.push(
+    `Jobs: ${jobs.accepted} accepted, ${jobs.succeeded} succeeded (${jobs.unitsCharged} unit(s) charged), ${jobs.failed} failed (${jobs.unitsReleased} unit(s) released)`,
+  );
   lines.push("");
   lines.push("Keys");
   for (const key of report.keys) {

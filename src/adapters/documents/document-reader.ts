@@ -15,7 +15,7 @@ import { DocumentJobTimeout, DocumentRefused, type DocumentThread, documentThrea
 import type { InspectedPdf, RenderedPage } from "./pdfium-documents.ts";
 
 export interface DocumentReaderOptions {
-  /** Pages a document may have (MAX_DOCUMENT_PAGES); more gets 413. */
+  /** Pages a document may have at all (the larger of MAX_DOCUMENT_PAGES and MAX_JOB_DOCUMENT_PAGES); more gets 413. */
   readonly maxPages: number;
   /** Per image or page, as for every image (MAX_IMAGE_PIXELS). */
   readonly maxPixels: number;

@@ -142,19 +142,27 @@ export const decodeJobCursor = (cursor: string): { readonly createdAt: string; r
 
 const COLUMNS = "job_id, account_id, operation, status, created_at, started_at, finished_at, attempt, done, total, lease_until, error_code";
 
+/**
+ * The readers' queries, each served by its index (a test holds each to its plan: an index search,
+ * never a scan of the table or a sort). The runner's asks every instance once a second, so it
+ * reads only the open jobs' partial index, already in order.
+ */
+export const JOB_QUERIES = {
+  newest: `SELECT ${COLUMNS} FROM jobs WHERE account_id = ? ORDER BY created_at DESC, job_id DESC LIMIT ?`,
+  newestBefore: `SELECT ${COLUMNS} FROM jobs WHERE account_id = ? AND (created_at, job_id) < (?, ?) ORDER BY created_at DESC, job_id DESC LIMIT ?`,
+  // The first condition is the open index's own, so that the scan reads only open jobs, oldest first.
+  claimable: `SELECT job_id, account_id FROM jobs WHERE ${OPEN} AND (status = 'queued' OR lease_until_ms IS NULL OR lease_until_ms <= ?)
+     ORDER BY created_at, job_id LIMIT ?`,
+  openOf: `SELECT count(*) AS open FROM jobs WHERE account_id = ? AND ${OPEN}`,
+} as const;
+
 export const makeSqliteJobProjection = (context: SqliteProjectionContext): JobProjectionShape => {
   const projection = makeSqliteProjection(context, jobProjectionDefinition);
   const { db } = context;
-  const newest = db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE account_id = ? ORDER BY created_at DESC, job_id DESC LIMIT ?`);
-  const newestBefore = db.prepare(
-    `SELECT ${COLUMNS} FROM jobs WHERE account_id = ? AND (created_at, job_id) < (?, ?) ORDER BY created_at DESC, job_id DESC LIMIT ?`,
-  );
-  // The first condition is the open index's own, so that the scan reads only open jobs, oldest first.
-  const claimable = db.prepare(
-    `SELECT job_id, account_id FROM jobs WHERE ${OPEN} AND (status = 'queued' OR lease_until_ms IS NULL OR lease_until_ms <= ?)
-     ORDER BY created_at, job_id LIMIT ?`,
-  );
-  const openOf = db.prepare(`SELECT count(*) AS open FROM jobs WHERE account_id = ? AND ${OPEN}`);
+  const newest = db.prepare(JOB_QUERIES.newest);
+  const newestBefore = db.prepare(JOB_QUERIES.newestBefore);
+  const claimable = db.prepare(JOB_QUERIES.claimable);
+  const openOf = db.prepare(JOB_QUERIES.openOf);
   const positionOf = db.prepare("SELECT position FROM checkpoints WHERE projection = ?");
   return {
     ...projection,

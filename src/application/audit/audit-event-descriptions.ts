@@ -2,7 +2,9 @@ import type { AccountEvent } from "../../domain/account.ts";
 import type { AccountTemplateEvent } from "../../domain/account-templates/account-template.ts";
 import { describeRestrictions } from "../../domain/describe-restrictions.ts";
 import type { HolderAccessEvent } from "../../domain/holder-access.ts";
+import type { JobAcceptedData, JobEvent } from "../../domain/job.ts";
 import type { QuotaEvent } from "../../domain/quota-ledger.ts";
+import type { WebhookEndpointEvent } from "../../domain/webhook-endpoints.ts";
 import type { AuditEntry } from "./audit-report.ts";
 
 /** What each event means, in the words of the audit's history. */
@@ -67,5 +69,37 @@ export const describeQuotaEvent = (event: QuotaEvent, operation: string, units: 
       const asked = event.data.units === 1 ? "" : `${event.data.units} units asked, `;
       return `${operation}: refused, quota used up (${asked}${event.data.used}/${event.data.limit}${event.data.reserved === null ? "" : `, ${event.data.reserved} reserved`})`;
     }
+  }
+};
+
+/** An asynchronous job (stream job-<jobId>); `accepted` is its JobAccepted, which names what every later event concerns. */
+export const describeJobEvent = (event: JobEvent, accepted: JobAcceptedData): string => {
+  const job = `job ${event.data.jobId} (${accepted.operation})`;
+  const units = accepted.units === 1 ? "1 unit" : `${accepted.units} units`;
+  switch (event.type) {
+    case "JobAccepted":
+      return `${job} accepted, ${units} reserved`;
+    case "JobStarted":
+      return `${job} started, attempt ${event.data.attempt} on ${event.data.worker}`;
+    case "JobProgressed":
+      return `${job} at ${event.data.done}/${event.data.total}`;
+    case "JobSucceeded":
+      return `${job} succeeded, ${units} charged`;
+    case "JobFailed":
+      return `${job} failed (${event.data.code}), ${units} released`;
+  }
+};
+
+/** The account's webhook endpoints (stream webhooks-<account>); secrets were recorded sealed and are never shown. */
+export const describeWebhookEndpointEvent = (event: WebhookEndpointEvent): string => {
+  switch (event.type) {
+    case "WebhookAdded":
+      return `webhook ${event.data.endpointId} created for ${event.data.url} (${event.data.events.join(", ")})`;
+    case "WebhookSecretRotated":
+      return `webhook ${event.data.endpointId} secret rotated (the previous one signs until ${event.data.previousUntil})`;
+    case "WebhookDisabled":
+      return `webhook ${event.data.endpointId} disabled: ${event.data.reason}`;
+    case "WebhookDeleted":
+      return `webhook ${event.data.endpointId} deleted`;
   }
 };

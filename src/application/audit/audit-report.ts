@@ -45,12 +45,19 @@ export const AuditReportData = Schema.Struct({
   /** The billing periods whose ledgers were replayed and checked in full. */
   periods: Schema.Array(Schema.String.annotate({ description: "YYYY-MM" })),
   account: Schema.Struct({ email: Schema.String, name: Schema.String, plan: Schema.String, openedAt: Schema.String }),
-  /** Every account, console-access (holder-<account>) and quota event in the range, in store order. */
+  /** Every account, console-access (holder-<account>), template, quota, job and webhook-endpoint event in the range, in store order. */
   history: Schema.Array(AuditEntry),
   totals: Schema.Struct({
     ...Counts,
     lines: Schema.Array(Schema.Struct({ period: Schema.String, operation: Schema.String, keyId: Schema.String, ...Counts })),
   }).annotate({ description: "reserved, committed (transformations), released and refused, in all and per period, operation and key" }),
+  jobs: Schema.Struct({
+    accepted: Count,
+    succeeded: Count,
+    failed: Count,
+    unitsCharged: Count.annotate({ description: "the units of the jobs that succeeded in the range: each charged once, when it succeeded" }),
+    unitsReleased: Count.annotate({ description: "the units of the jobs that failed in the range, given back" }),
+  }).annotate({ description: "asynchronous jobs (Prefer: respond-async) replayed from their streams: accepted, succeeded and failed in the range" }),
   keys: Schema.Array(AuditKey),
   verification: Schema.Struct({
     /** The newest event of this account in the store. */

@@ -5,6 +5,7 @@ import { echo } from "../../domain/echo.ts";
 import { holderStream } from "../../domain/holder-access.ts";
 import { quotaStream } from "../../domain/quota-ledger.ts";
 import { replayUsage, type UsageCounts, usageIncrement, type UsageLine, usageLineKey, ZERO_USAGE } from "../../domain/usage-replay.ts";
+import { webhookEndpointsStream } from "../../domain/webhook-endpoints.ts";
 import { Clock } from "../../ports/clock.ts";
 import { EventStore, type RecordedEvent } from "../../ports/event-store.ts";
 import { KeyProjection, UsageProjection } from "../../ports/projections.ts";
@@ -15,7 +16,16 @@ import { accountTemplateEventCodec } from "../event-sourcing/events/account-temp
 import { decodeEvent, type EventCodec } from "../event-sourcing/events/event-codec.ts";
 import { holderAccessEventCodec } from "../event-sourcing/events/holder-access-events.ts";
 import { quotaEventCodec } from "../event-sourcing/events/quota-events.ts";
-import { describeAccountEvent, describeHolderEvent, describeQuotaEvent, describeTemplateEvent } from "./audit-event-descriptions.ts";
+import { webhookEndpointEventCodec } from "../event-sourcing/events/webhook-events.ts";
+import {
+  describeAccountEvent,
+  describeHolderEvent,
+  describeJobEvent,
+  describeQuotaEvent,
+  describeTemplateEvent,
+  describeWebhookEndpointEvent,
+} from "./audit-event-descriptions.ts";
+import { replayAccountJobs } from "./audit-job-replay.ts";
 import { replayKeys } from "./audit-key-replay.ts";
 import { type AuditRange, periodsBetween } from "./audit-range.ts";
 import type { AuditEntry, AuditReport } from "./audit-report.ts";
@@ -71,6 +81,8 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
     );
     const holderEvents = yield* decodeAll(holderAccessEventCodec, yield* store.readStream(holderStream(accountId)));
     const templateEvents = yield* decodeAll(accountTemplateEventCodec, yield* store.readStream(accountTemplatesStream(accountId)));
+    const webhookEvents = yield* decodeAll(webhookEndpointEventCodec, yield* store.readStream(webhookEndpointsStream(accountId)));
+    const jobs = yield* replayAccountJobs(accountId);
 
     const inRange = ({ recorded }: Read<unknown>) => {
       const at = new Date(atOf(recorded));
@@ -85,7 +97,28 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
       }),
       ...holderEvents.filter(inRange).map(({ recorded, event }) => entryOf(recorded, describeHolderEvent(event), null)),
       ...templateEvents.filter(inRange).map(({ recorded, event }) => entryOf(recorded, describeTemplateEvent(event), null)),
+      ...webhookEvents.filter(inRange).map(({ recorded, event }) => entryOf(recorded, describeWebhookEndpointEvent(event), null)),
     ];
+    const jobTotals = { accepted: 0, succeeded: 0, failed: 0, unitsCharged: 0, unitsReleased: 0 };
+    for (const { accepted, events } of jobs) {
+      for (const read of events.filter(inRange)) {
+        const { recorded, event } = read;
+        if (event.type === "JobAccepted") jobTotals.accepted += 1;
+        if (event.type === "JobSucceeded") {
+          jobTotals.succeeded += 1;
+          jobTotals.unitsCharged += accepted.units;
+        }
+        if (event.type === "JobFailed") {
+          jobTotals.failed += 1;
+          jobTotals.unitsReleased += accepted.units;
+        }
+        history.push({
+          ...entryOf(recorded, describeJobEvent(event, accepted), accepted.keyId),
+          requestId: accepted.requestId,
+          operation: accepted.operation,
+        });
+      }
+    }
     const totalLines = new Map<string, UsageLine>();
     const totals = { ...ZERO_USAGE } as { -readonly [K in keyof UsageCounts]: number };
     for (const { events } of ledgers) {
@@ -130,6 +163,7 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
       account: replayed.account!,
       history,
       totals: { ...totals, lines: [...totalLines.values()].sort((a, b) => usageLineKey(a).localeCompare(usageLineKey(b))) },
+      jobs: jobTotals,
       keys: [...replayed.keys.values()],
       verification: { storePosition, usageProjectionPosition, keyProjectionPosition, compared, differences, notes },
       ok: differences.length === 0,

@@ -22,7 +22,7 @@ export const planJob = <O extends Feature>(operation: O, principal: Principal, i
     case "generate":
       return planGenerate(principal, input as GenerateInput);
     case "ocr":
-      return planRecognizeText(principal, input as OcrInput);
+      return planRecognizeText(principal, input as OcrInput, "job");
     default:
       return planVirtualTryOn(principal, input as TryOnInput);
   }

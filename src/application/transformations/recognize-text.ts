@@ -1,6 +1,6 @@
 import { Effect, Result } from "effect";
 import { echo } from "../../domain/echo.ts";
-import { DocumentReader } from "../../ports/engines/document-reader.ts";
+import { DocumentReader, type OpenedDocument } from "../../ports/engines/document-reader.ts";
 import {
   maxCombinedOcrLanguages,
   ocrAutoLanguage,
@@ -12,9 +12,10 @@ import {
   type OcrResult,
   parseOcrLanguageRequest,
 } from "../../ports/engines/ocr-engine.ts";
+import { ImageTooLarge } from "../../ports/errors.ts";
 import type { Principal } from "../access/authenticate.ts";
 import { type FieldIssue, InvalidRequest } from "../errors.ts";
-import { ServiceSettings } from "../settings.ts";
+import { ServiceSettings, type ServiceSettingsShape } from "../settings.ts";
 import { decodeImagePayload } from "./image-payload.ts";
 import { readDocumentPages } from "./ocr-document-pages.ts";
 import { documentResult, type OcrReading } from "./ocr-document-result.ts";
@@ -47,8 +48,28 @@ const outputOf = (result: { readonly language: string; readonly text: string; re
 /** What a reading gives: the text in its format, and where its searchable PDF waits, if one was asked for. */
 export type RecognizedText = OcrReading & { readonly stored: StoredPdf | undefined };
 
+/** Whether the reading answers within the request or runs as a job (Prefer: respond-async). */
+export type OcrRunsAs = "request" | "job";
+
+/**
+ * A request holds its connection open for every page (and proxies cut it at 60 s), a job does not,
+ * so a request's documents are held to the smaller limit: 413 past it, before any quota is
+ * reserved, naming the job's. The reader itself refuses what is over the job's (server-composition.ts).
+ */
+const withinRequestPageLimit = (document: OpenedDocument, settings: ServiceSettingsShape) => {
+  const limit = settings.maxDocumentPages;
+  if (document.pages <= limit) return Effect.void;
+  const asJob =
+    settings.maxJobDocumentPages > limit
+      ? `; sent with Prefer: respond-async it runs as a job, which may have up to ${settings.maxJobDocumentPages} pages`
+      : "";
+  return Effect.fail(
+    new ImageTooLarge({ message: `the ${document.format.toUpperCase()} document has ${document.pages} pages; the limit is ${limit} pages${asJob}` }),
+  );
+};
+
 /** POST /ocr: read the text of an image, or of every page of a document, in the asked (or detected) language and format. */
-export const planRecognizeText = (principal: Principal, input: OcrInput) =>
+export const planRecognizeText = (principal: Principal, input: OcrInput, runsAs: OcrRunsAs = "request") =>
   Effect.gen(function* () {
     const engine = yield* OcrEngine;
     const language = input.language ?? ocrAutoLanguage;
@@ -86,6 +107,7 @@ export const planRecognizeText = (principal: Principal, input: OcrInput) =>
     const entitled = yield* entitle(principal, "ocr");
     const decoded = yield* Effect.result(decodeImagePayload("image", input.image, settings.maxImageBytes));
     const document = Result.isSuccess(decoded) ? yield* reader.openDocument(decoded.success) : undefined;
+    if (document !== undefined && runsAs === "request") yield* withinRequestPageLimit(document, settings);
 
     // An image, or every page of a document: one kind of work either way, billed by its units.
     const process = Effect.gen(function* () {

@@ -6,25 +6,12 @@ import { WebhookCrypto } from "../../ports/webhook-crypto.ts";
 import { type JobEnd, WebhookIndex } from "../../ports/webhook-index.ts";
 import { handleCommand, loadState } from "../event-sourcing/command-handler.ts";
 import { webhookDeliveryStreamType, webhookEndpointsStreamType } from "../event-sourcing/events/webhook-events.ts";
+import { jobEndPayload } from "./webhook-message.ts";
 import { WebhookSettings } from "./webhook-settings.ts";
 
 export const WEBHOOK_ACTOR = { actor: { kind: "service", task: "webhook delivery" } } as const;
 
 const FAN_OUT_PAGE = 100;
-
-/** The Standard Webhooks payload of a job's end: type, timestamp, data. */
-export const jobEndPayload = (end: JobEnd): string =>
-  JSON.stringify({
-    type: end.eventType,
-    timestamp: end.at,
-    data: {
-      jobId: end.jobId,
-      operation: end.operation,
-      status: end.eventType === "job.succeeded" ? "succeeded" : "failed",
-      finishedAt: end.at,
-      ...(end.error === undefined ? {} : { error: end.error }),
-    },
-  });
 
 /**
  * One delivery per endpoint of the job's account that was there when the job ended, is active and

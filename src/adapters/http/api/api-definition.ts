@@ -10,6 +10,7 @@ import { results } from "../groups/results/results-api.ts";
 import { transformations } from "../groups/transformations/transformations-api.ts";
 import { webhooks } from "../groups/webhooks/webhooks-api.ts";
 import { API_VERSION } from "../middleware/security-headers.ts";
+import { WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { RESPONSE_HEADERS } from "./response-headers.ts";
 
 /**
@@ -36,10 +37,7 @@ export const ImageTransformationApi = HttpApi.make("image-transformation-api")
   .add(receipts)
   .add(audit)
   .add(webhooks)
-  .annotate(
-    HttpApi.AdditionalSchemas,
-    Object.values(RESPONSE_HEADERS).map((header) => header.schema),
-  )
+  .annotate(HttpApi.AdditionalSchemas, [...Object.values(RESPONSE_HEADERS).map((header) => header.schema), ...WEBHOOK_SCHEMAS])
   .annotateMerge(
     OpenApi.annotations({
       title: "Image Transformation API",

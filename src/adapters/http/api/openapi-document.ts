@@ -3,6 +3,7 @@ import { ERROR_HEADERS } from "../errors/documented-errors.ts";
 import { ImageTransformationApi } from "./api-definition.ts";
 import { API_KEY_SCHEME } from "./api-security.ts";
 import { declareKeyScopes } from "./key-scope-document.ts";
+import { openApiWebhooks } from "./openapi-webhooks.ts";
 import { declareResponseHeaders } from "./response-headers.ts";
 
 /**
@@ -38,5 +39,6 @@ export const openApiDocument = (publicBaseUrl: string) => {
       contact: { name: "API support", url: `${publicBaseUrl}/api/openapi.json`, email: "support@example.com" },
     },
     servers: [{ url: `${publicBaseUrl}/api` }],
+    webhooks: openApiWebhooks(),
   };
 };

@@ -57,7 +57,7 @@ export const transformations = HttpApiGroup.make("transformations", { topLevel: 
         OpenApi.Description,
         "Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; " +
           "every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); " +
-          "more pages than MAX_DOCUMENT_PAGES (default 20): 413; an encrypted, broken or scripted PDF: 422. " +
+          "more pages than MAX_DOCUMENT_PAGES (default 20), or MAX_JOB_DOCUMENT_PAGES (default 200) with Prefer: respond-async: 413; an encrypted, broken or scripted PDF: 422. " +
           "Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. " +
           "outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, " +
           "stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. " +
