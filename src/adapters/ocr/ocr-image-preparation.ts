@@ -131,13 +131,12 @@ const prepared = async (image: DecodedImage, preparation: Preparation) => {
 
 export const prepareImage = async (image: DecodedImage, preparation: Preparation, encoding: ImageEncoding): Promise<PreparedImage> => {
   const { pipeline, frame } = await prepared(image, preparation);
+  // The PNG straight from the pipeline: its pixels never come back to JavaScript, whose garbage
+  // collector a page-sized raw buffer would wake on the event loop (~100 ms for a 40 MP page).
+  if (encoding === "png") return { ...frame, encoding, bytes: await pipeline.png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer() };
   const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 1 && info.channels !== 3) throw new Error(`prepared ${info.channels} channels`);
   const shape: RawShape = { width: info.width, height: info.height, channels: info.channels };
-  if (encoding === "png") {
-    const png = await sharp(data, { raw: shape }).png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
-    return { ...frame, encoding, bytes: png };
-  }
   const header = Buffer.from(`P${info.channels === 1 ? 5 : 6}\n${info.width} ${info.height}\n255\n`, "latin1");
   return { ...frame, encoding, bytes: Buffer.concat([header, data]), pixels: header.length, shape };
 };
