@@ -22,7 +22,6 @@ import { dataFile, unpackedSize } from "./tesseract-language-data.ts";
  */
 export interface TesseractCli {
   readonly command: string;
-  readonly version: string;
   /** The folder holding the models asked for so far. */
   readonly folder: string;
   /** Links or unpacks the models of `codes` not yet there. */
@@ -31,8 +30,8 @@ export interface TesseractCli {
 
 const run = promisify(execFile);
 
-/** The CLI's version and the folder it reads its own data from (`--list-langs` names it). */
-const inspect = async (command: string): Promise<{ version: string; systemFolder: string }> => {
+/** The folder the CLI reads its own data from (`--list-langs` names it), once its version is checked. */
+const inspect = async (command: string): Promise<{ systemFolder: string }> => {
   const { stdout: versionOutput } = await run(command, ["--version"]);
   const version = /^tesseract (\d+\.\d+\.\d+)/mu.exec(versionOutput)?.[1];
   if (version === undefined || Number(version.split(".")[0]) < 5)
@@ -40,7 +39,7 @@ const inspect = async (command: string): Promise<{ version: string; systemFolder
   const { stdout: languages } = await run(command, ["--list-langs"]);
   const systemFolder = /languages in "([^"]+)"/u.exec(languages)?.[1];
   if (systemFolder === undefined) throw new Error(`${command} --list-langs named no data folder`);
-  return { version, systemFolder };
+  return { systemFolder };
 };
 
 /** The system's model of `code`, when its package is installed and the system's models are read. */
@@ -89,7 +88,7 @@ const gatherInto = async (folder: string, systemFolder: string | undefined, code
 };
 
 export const openTesseractCli = async (command: string, offered: ReadonlyArray<OcrLanguage>, models: "packaged" | "system"): Promise<TesseractCli> => {
-  const { version, systemFolder } = await inspect(command);
+  const { systemFolder } = await inspect(command);
   const system = models === "system" ? systemFolder : undefined;
   const folder = await folderFor(system, [...offered, "osd"]);
   await mkdir(folder, { recursive: true });
@@ -106,5 +105,5 @@ export const openTesseractCli = async (command: string, offered: ReadonlyArray<O
       }),
     );
   };
-  return { command, version, folder, unpack };
+  return { command, folder, unpack };
 };
