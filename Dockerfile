@@ -4,12 +4,11 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
-# Fonts for the text layers of account templates (TEMPLATE_FONTS in src/domain/account-templates/account-template-design.ts):
-# Pango finds them through fontconfig; without them a text layer has no font to draw with, and
-# without fonts-noto-cjk Chinese text would draw as empty boxes.
+# No fonts from Debian: the fonts of templates' text layers are npm packages (npm ci below), and the
+# service points its own fontconfig at them alone (docs/fonts.md); sharp brings fontconfig and Pango.
 # tesseract-ocr is the native OCR engine this image runs (OCR_ENGINE=tesseract-native, below): the
 # npm packages' models read at about twice tesseract.js's pace (docs/ocr.md#ocr-engines).
-RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk tesseract-ocr \
+RUN apt-get update && apt-get install -y --no-install-recommends tesseract-ocr \
   && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, so that a change to the sources reuses this layer. sharp, onnxruntime-node and
@@ -21,6 +20,8 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 COPY src ./src
 COPY bin ./bin
+# The weights no npm package ships (models/MODELS.md).
+COPY models/*.tflite ./models/
 
 # DATA_DIR holds the SQLite store (EVENT_STORE=sqlite), results, the generated server secret and the
 # self-signed certificate: a volume, owned by the unprivileged user the service runs as.

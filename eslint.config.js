@@ -5,7 +5,7 @@ import simpleImportSort from "eslint-plugin-simple-import-sort";
 import tseslint from "typescript-eslint";
 
 const restrict = (patterns, message) => ({
-  "no-restricted-imports": ["error", { patterns: patterns.map((group) => ({ group: [group], message })) }],
+  "no-restricted-imports": ["error", { patterns: patterns.map((pattern) => ({ ...pattern, message })) }],
 });
 
 export default tseslint.config(
@@ -40,27 +40,23 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
-  // Dependencies point inward: the domain knows nothing else, the application no adapter.
+  // Dependencies point inward: the domain knows nothing else, the ports and the application only
+  // effect. Allow-lists, not lists of adapters' packages: a client package an adapter brings (a new
+  // store's driver) is kept out of the core without naming it here.
   {
     files: ["src/domain/**"],
-    rules: restrict(
-      ["effect", "effect/*", "node:*", "**/ports/**", "**/application/**", "**/adapters/**", "koa*", "@*"],
-      "src/domain is pure: no I/O, frameworks or outer layers",
-    ),
+    rules: restrict([{ regex: "^(?!\\.)" }, { regex: "/(ports|application|adapters)/" }], "src/domain is pure: no package, no outer layer"),
   },
   {
     files: ["src/ports/**"],
-    rules: restrict(["**/application/**", "**/adapters/**", "koa*", "node:*"], "ports depend only on the domain and effect"),
+    rules: restrict([{ regex: "^(?!effect(/|$)|\\.)" }, { regex: "/(application|adapters)/" }], "ports depend only on the domain and effect"),
   },
   {
     files: ["src/application/**"],
-    rules: restrict(
-      ["**/adapters/**", "koa*", "@koa/*", "sharp", "pg", "@nats-io/*", "@kurrent/*", "node:sqlite"],
-      "the application reaches the world only through ports",
-    ),
+    rules: restrict([{ regex: "^(?!effect(/|$)|\\.)" }, { regex: "/adapters/" }], "the application reaches the world only through ports (and uses effect)"),
   },
   {
-    files: ["test/**", "bench/**", "src/adapters/cli/**", "bin/**", "verifier/verify-bill.mjs"],
+    files: ["test/**", "bench/**", "src/adapters/cli/**", "bin/**", "verifier/verify-bill.mjs", "verifier/check-vectors.mjs"],
     rules: { "no-console": "off" },
   },
 );

@@ -3,8 +3,9 @@ import fs from "node:fs";
 import https from "node:https";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { grainyPhotoJpeg } from "../test/support/image-fixtures.ts";
 import { provisionAccount, rssMiB, startService } from "../test/support/service-process.ts";
-import { BENCH_TEMPLATE, makeBenchJpeg, measureEngineBaseline } from "./generate-engine.ts";
+import { BENCH_TEMPLATE, measureEngineBaseline } from "./generate-engine.ts";
 
 /**
  * A burst of large images on the real service with default settings (one instance; only the
@@ -26,7 +27,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min
 
 const service = await startService({ env: { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_PER_MINUTE: "1000000000" } });
 const { keys } = await provisionAccount(service.env, "enterprise");
-const payload = Buffer.from(JSON.stringify({ image: (await makeBenchJpeg()).toString("base64"), ...BENCH_TEMPLATE }));
+const payload = Buffer.from(JSON.stringify({ image: (await grainyPhotoJpeg()).toString("base64"), ...BENCH_TEMPLATE }));
 const ca = fs.readFileSync(path.join(service.dataDir, "tls", "self-signed-cert.pem"));
 
 interface Outcome {

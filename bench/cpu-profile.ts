@@ -2,8 +2,9 @@ import fs from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { grainyPhotoJpeg } from "../test/support/image-fixtures.ts";
 import { makeDataDir, provisionAccount, startService } from "../test/support/service-process.ts";
-import { BENCH_TEMPLATE, makeBenchJpeg } from "./generate-engine.ts";
+import { BENCH_TEMPLATE } from "./generate-engine.ts";
 
 /**
  * Where a request's main-thread time goes. The service runs under V8's sampling profiler
@@ -75,7 +76,7 @@ const requests: Record<string, () => Promise<autocannon.Options>> = {
     url: "/api/generate",
     method: "POST",
     headers: { Authorization: authorization, "Content-Type": "application/json" },
-    body: JSON.stringify({ image: (await makeBenchJpeg()).toString("base64"), ...BENCH_TEMPLATE }),
+    body: JSON.stringify({ image: (await grainyPhotoJpeg()).toString("base64"), ...BENCH_TEMPLATE }),
     connections: 2 * availableParallelism(),
   }),
 };

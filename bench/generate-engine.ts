@@ -1,7 +1,6 @@
 import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { Effect, Layer } from "effect";
-import sharp from "sharp";
 import { BlazeFaceDetectorLive } from "../src/adapters/faces/blazeface-face-detector.ts";
 import { boundedImageEngineLayer } from "../src/adapters/image/bounded-image-engine.ts";
 import { sharpImageEngineLayer } from "../src/adapters/image/sharp-image-engine.ts";
@@ -11,6 +10,7 @@ import { ImageEngine } from "../src/ports/engines/image-engine.ts";
 import { ImageInspector } from "../src/ports/engines/image-inspector.ts";
 import { PersonSegmenter } from "../src/ports/engines/person-segmenter.ts";
 import { DependencyUnavailable } from "../src/ports/errors.ts";
+import { grainyPhotoJpeg } from "../test/support/image-fixtures.ts";
 
 /**
  * The in-process baseline for POST /generate: inspect + render of `social/instagram-square` on a
@@ -39,23 +39,6 @@ export interface EngineBaseline {
 
 export const BENCH_TEMPLATE = { templateType: "social", template: "instagram-square" } as const;
 
-/** The request image: a photo-like 3000×2000 JPEG (gradient, shapes, grain), about 2-3 MB. */
-export const makeBenchJpeg = async (width = 3000, height = 2000): Promise<Buffer> => {
-  const scene = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#3a6ea5"/>
-    <stop offset="0.5" stop-color="#c0a060"/><stop offset="1" stop-color="#a03030"/></linearGradient></defs>
-    <rect width="100%" height="100%" fill="url(#g)"/>
-    <circle cx="${width * 0.65}" cy="${height * 0.4}" r="${height * 0.2}" fill="#e8b890"/>
-    <rect x="${width * 0.1}" y="${height * 0.55}" width="${width * 0.3}" height="${height * 0.35}" fill="#208040"/></svg>`);
-  const grain = await sharp({ create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 18 } } })
-    .png()
-    .toBuffer();
-  return sharp(scene)
-    .composite([{ input: grain, blend: "overlay" }])
-    .jpeg({ quality: 90 })
-    .toBuffer();
-};
-
 /** The benchmark template needs no mask: a segmenter that is never called stands in. */
 const noSegmenter = Layer.succeed(PersonSegmenter)({
   segment: () => Effect.fail(new DependencyUnavailable({ dependency: "person-segmenter (not used by this benchmark)" })),
@@ -70,7 +53,7 @@ export const measureEngineBaseline = async (options: EngineBaselineOptions = {})
   const lookup = findTemplate(BENCH_TEMPLATE.templateType, BENCH_TEMPLATE.template);
   if (!lookup.found) throw new Error("benchmark template missing from the catalog");
   const template = lookup.template;
-  const bytes = await makeBenchJpeg();
+  const bytes = await grainyPhotoJpeg();
 
   const layer = Layer.mergeAll(
     sharpImageInspectorLayer(),

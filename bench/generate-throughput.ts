@@ -2,8 +2,9 @@ import fs from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { grainyPhotoJpeg } from "../test/support/image-fixtures.ts";
 import { peakRssMiB, provisionAccount, startService } from "../test/support/service-process.ts";
-import { BENCH_TEMPLATE, type EngineBaseline, makeBenchJpeg, measureEngineBaseline } from "./generate-engine.ts";
+import { BENCH_TEMPLATE, type EngineBaseline, measureEngineBaseline } from "./generate-engine.ts";
 
 /**
  * POST /api/generate (social/instagram-square, 3000×2000 JPEG) through the whole HTTPS API at
@@ -18,7 +19,7 @@ const ROUNDS = 2;
 
 const service = await startService({ env: { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_PER_MINUTE: "1000000000" } });
 const { keys } = await provisionAccount(service.env, "enterprise");
-const body = JSON.stringify({ image: (await makeBenchJpeg()).toString("base64"), ...BENCH_TEMPLATE });
+const body = JSON.stringify({ image: (await grainyPhotoJpeg()).toString("base64"), ...BENCH_TEMPLATE });
 const run = (duration: number) =>
   autocannon({
     url: `https://127.0.0.1:${service.httpsPort}/api/generate`,

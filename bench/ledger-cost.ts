@@ -39,14 +39,14 @@ const crypto = makeNodeChainCrypto({ eventChainKey: Buffer.alloc(32, 1), ledgerS
 const actor = { kind: "api-key", keyId: "benchkey", accountId: "acc_bench" } as const;
 
 /** Today's read and write path: the stored JSON taken as the event, the event's data stored as it is. */
-const castCodec = <Event extends { readonly type: string; readonly data: object }>(): EventCodec<Event> => ({
+const castCodec = <Event extends { readonly type: string; readonly data: object }>(): Pick<EventCodec<Event>, "decodeResult" | "decode" | "encode"> => ({
   decodeResult: (recorded) => Result.succeed({ type: recorded.type, data: recorded.data } as unknown as Event),
   decode: (recorded) => ({ type: recorded.type, data: recorded.data }) as unknown as Event,
   encode: (event, metadata) => ({ type: event.type, data: event.data as JsonObject, metadata }),
 });
 const asToday = <C, E extends { readonly type: string; readonly data: object }, S>(streamType: StreamType<C, E, S>): StreamType<C, E, S> => ({
   decider: streamType.decider,
-  codec: castCodec<E>(),
+  codec: { ...streamType.codec, ...castCodec<E>() },
 });
 
 const openStore = (file: string) => Effect.map(Layer.build(sqliteEventStoreLayer({ path: join(dir, file) })), (context) => Context.get(context, EventStore));

@@ -15,6 +15,7 @@ import { paddleLanguages, PaddleOcrEngine } from "../src/adapters/ocr/paddle/pad
 import { defaultTesseractPreprocessing, TesseractOcrEngine, type TesseractPreprocessing } from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import type { OcrEngine } from "../src/ports/engines/ocr-engine.ts";
 import type { DependencyUnavailable } from "../src/ports/errors.ts";
+import { queuedOcrEngineLayer } from "../src/queued-ocr-engine.ts";
 import { cerPercent } from "../test/support/character-error-rate.ts";
 import { cerBy, engineOf, readSample, type SampleOutcome } from "../test/support/ocr-accuracy.ts";
 import { type CorpusSample, fullCorpus, missingFontFamilies, renderSample } from "../test/support/ocr-corpus.ts";
@@ -32,17 +33,17 @@ const corpus = await Promise.all(fullCorpus(languages).map(renderSample));
 const paddleCorpus = corpus.filter((sample) => (paddleLanguages as ReadonlyArray<string>).includes(sample.language));
 
 const runs: Run[] = [
-  { name: "tesseract.js", layer: () => TesseractOcrEngine.layer(), samples: corpus, auto: false },
-  { name: "tesseract.js auto", layer: () => TesseractOcrEngine.layer(), samples: corpus, auto: true },
-  { name: "PaddleOCR", layer: () => PaddleOcrEngine.layer(), samples: paddleCorpus, auto: false },
-  { name: "PaddleOCR auto", layer: () => PaddleOcrEngine.layer(), samples: paddleCorpus, auto: true },
+  { name: "tesseract.js", layer: () => queuedOcrEngineLayer()(TesseractOcrEngine.layer()), samples: corpus, auto: false },
+  { name: "tesseract.js auto", layer: () => queuedOcrEngineLayer()(TesseractOcrEngine.layer()), samples: corpus, auto: true },
+  { name: "PaddleOCR", layer: () => queuedOcrEngineLayer()(PaddleOcrEngine.layer()), samples: paddleCorpus, auto: false },
+  { name: "PaddleOCR auto", layer: () => queuedOcrEngineLayer()(PaddleOcrEngine.layer()), samples: paddleCorpus, auto: true },
 ];
 if (process.argv.includes("--ablation")) {
   for (const step of Object.keys(defaultTesseractPreprocessing) as Array<keyof TesseractPreprocessing>) {
     const flipped = { [step]: !defaultTesseractPreprocessing[step] };
     runs.push({
       name: `tesseract.js ${step}=${String(!defaultTesseractPreprocessing[step])}`,
-      layer: () => TesseractOcrEngine.layer({ preprocessing: flipped }),
+      layer: () => queuedOcrEngineLayer()(TesseractOcrEngine.layer({ preprocessing: flipped })),
       samples: corpus,
       auto: false,
     });

@@ -18,6 +18,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Effect } from "effect";
 import { TesseractOcrEngine } from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
+import { queuedOcrEngineLayer } from "../src/queued-ocr-engine.ts";
 import { type CerCount, cerCount, cerPercent } from "../test/support/character-error-rate.ts";
 import { engineOf, readSample } from "../test/support/ocr-accuracy.ts";
 import { type CorpusSample, fullCorpus, missingFontFamilies, renderSample } from "../test/support/ocr-corpus.ts";
@@ -108,7 +109,7 @@ const runNative = async (batch: ReadonlyArray<CorpusSample>, side: Side | undefi
 await Effect.runPromise(
   Effect.scoped(
     Effect.gen(function* () {
-      const engine = yield* engineOf(TesseractOcrEngine.layer({ workers: cores, languages }));
+      const engine = yield* engineOf(queuedOcrEngineLayer()(TesseractOcrEngine.layer({ workers: cores, languages })));
       const runOurs = (batch: ReadonlyArray<CorpusSample>, side: Side | undefined) =>
         Effect.gen(function* () {
           const started = performance.now();

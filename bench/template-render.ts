@@ -1,6 +1,6 @@
 import sharp from "sharp";
+import { grainyPhotoJpeg } from "../test/support/image-fixtures.ts";
 import { provisionAccount, startService } from "../test/support/service-process.ts";
-import { makeBenchJpeg } from "./generate-engine.ts";
 
 /**
  * Issue 27: one render of an account's template through the whole HTTPS API (POST /api/generate,
@@ -19,7 +19,7 @@ const logo = await sharp({ create: { width: 240, height: 160, channels: 4, backg
   .composite([{ input: Buffer.from('<svg width="240" height="160"><circle cx="120" cy="80" r="60" fill="#0b1f3a"/></svg>') }])
   .png()
   .toBuffer();
-const photo = await makeBenchJpeg(1600, 1067);
+const photo = await grainyPhotoJpeg(1600, 1067);
 const title = { box: { x: 640, y: 80, width: 520, height: 260 }, size: 72, text: "Launch day" };
 const subtitle = { box: { x: 640, y: 360, width: 520, height: 120 }, size: 36, text: "Everything new this spring" };
 const design = {

@@ -8,6 +8,7 @@ import { drawTextLayer } from "../src/adapters/image/sharp-text-layer.ts";
 import { TesseractOcrEngine } from "../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import type { TextLayer } from "../src/domain/account-templates/account-template-design.ts";
 import { OcrEngine, type OcrLanguage } from "../src/ports/engines/ocr-engine.ts";
+import { queuedOcrEngineLayer } from "../src/queued-ocr-engine.ts";
 import { cerCount, cerPercent } from "../test/support/character-error-rate.ts";
 import { satoriAtSize, type SatoriFonts, satoriTextLayer } from "./support/satori-text-layer.ts";
 import { fontFace } from "./support/ttc-face.ts";
@@ -152,7 +153,7 @@ for (const side of ["pango", "satori"] as const)
   console.log(`[text renderers] ${side}: the event loop was busy ${((100 * busy[side].active) / busy[side].wall).toFixed(0)} % of its timed wall time`);
 
 // Quality: each side's picture on white with a margin, inside its box or not, and read back by the OCR.
-const runtime = ManagedRuntime.make(TesseractOcrEngine.layer());
+const runtime = ManagedRuntime.make(queuedOcrEngineLayer()(TesseractOcrEngine.layer()));
 const MARGIN = 20;
 const sheet: Array<OverlayOptions> = [];
 let sheetHeight = 0;

@@ -2,7 +2,6 @@ import path from "node:path";
 import { Effect, Layer } from "effect";
 import { ed25519NoteSignerLayer } from "./adapters/crypto/ed25519-note-signer.ts";
 import { nodeChainCryptoLayer } from "./adapters/crypto/node-chain-crypto.ts";
-import { sqliteEventStoreLayer } from "./adapters/event-store/sqlite-event-store.ts";
 import { cryptoIds } from "./adapters/ids/crypto-ids.ts";
 import { sqliteProjectionsLayer } from "./adapters/projections/sqlite-projections.ts";
 import { sqliteReceiptLogLayer } from "./adapters/projections/sqlite-receipt-log.ts";
@@ -14,8 +13,8 @@ import { inProcessStreamLocks } from "./application/event-sourcing/stream-locks.
 import { lruStreamStateCache } from "./application/event-sourcing/stream-state-cache.ts";
 import { chainedEventStore } from "./application/hash-chains/chained-event-store.ts";
 import { defaultServiceSettings, ServiceSettings } from "./application/settings.ts";
-import type { Config, EventStoreSelection } from "./config.ts";
-import { kurrentDbEventStoreLayer, postgresEventStoreLayer } from "./lazy-adapters.ts";
+import type { Config } from "./config.ts";
+import { eventStoreLayerFor } from "./event-store-registry.ts";
 import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
 import { ChainCrypto } from "./ports/chain-crypto.ts";
 import { systemClock } from "./ports/clock.ts";
@@ -40,18 +39,6 @@ export const settingsLayer = (config: Config) =>
     maxDocumentPages: config.maxDocumentPages,
     maxJobDocumentPages: config.maxJobDocumentPages,
   });
-
-/** The event store a selection names; `itsctl store migrate` opens two of them this way. */
-export const eventStoreLayerFor = (selection: EventStoreSelection, options: { readonly sqliteSynchronous?: "normal" | "full" } = {}) => {
-  switch (selection.kind) {
-    case "sqlite":
-      return sqliteEventStoreLayer({ path: selection.path, synchronous: options.sqliteSynchronous ?? "normal" });
-    case "postgres":
-      return postgresEventStoreLayer({ connectionString: selection.url, schema: selection.schema });
-    case "kurrentdb":
-      return kurrentDbEventStoreLayer({ connectionString: selection.url });
-  }
-};
 
 /**
  * The configured store as the application sees it: every append linked into its stream's hash

@@ -8,8 +8,11 @@ import { parseTrustProxy, type TrustProxy } from "./adapters/http/server/forward
 import type { NatsAuth } from "./adapters/nats/nats-credentials.ts";
 import { secretWeakness } from "./adapters/security/secret-strength.ts";
 import { defaultServiceSettings } from "./application/settings.ts";
-import { ConfigError, type EventStoreSelection, natsFrom, type ResultStoreSelection, selectEventStore, selectResultStore } from "./config-stores.ts";
-import { type OcrLanguage, ocrLanguageCatalogue } from "./ports/engines/ocr-languages.ts";
+import { ConfigError } from "./config-error.ts";
+import { natsFrom } from "./config-nats.ts";
+import { eventStoreKindNames, type EventStoreSelection, selectEventStore } from "./event-store-registry.ts";
+import { ocrEngineNames, type OcrEngineSelection, selectOcrEngine } from "./ocr-engine-registry.ts";
+import { resultStoreNames, type ResultStoreSelection, selectResultStore } from "./result-store-registry.ts";
 
 /**
  * Configuration comes from the environment, decoded once with a Schema so a bad value stops
@@ -44,21 +47,18 @@ const Env = Schema.Struct({
   JOB_CONCURRENCY: Schema.optionalKey(PositiveInt),
   MAX_QUEUED_JOBS: Schema.optionalKey(PositiveInt),
   SQLITE_SYNCHRONOUS: Schema.optionalKey(Schema.Literals(["normal", "full"])),
-  OCR_ENGINE: Schema.optionalKey(Schema.Literals(["tesseract", "tesseract-native", "paddle"])),
-  OCR_TESSERACT_MODELS: Schema.optionalKey(Schema.Literals(["packaged", "system"])),
+  // Each engine's own variables (OCR_WARM_LANGUAGES, OCR_TESSERACT_MODELS…) are read and checked by its registry entry.
+  OCR_ENGINE: Schema.optionalKey(Schema.Literals(ocrEngineNames)),
   OCR_WORKERS: Schema.optionalKey(PositiveInt),
-  OCR_WARM_LANGUAGES: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^([a-z_]{3,8}(,[a-z_]{3,8}){0,15})?$/))),
-  OCR_IDLE_MEMORY_MB: Schema.optionalKey(PositiveInt),
-  EVENT_STORE: Schema.optionalKey(Schema.Literals(["sqlite", "postgres", "kurrentdb"])),
-  DATABASE_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^postgres(ql)?:\/\/\S+$/))),
-  KURRENTDB_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\/\S+$/))),
+  // Each kind's own variables (DATABASE_URL, KURRENTDB_URL…) are read and checked by its registry entry.
+  EVENT_STORE: Schema.optionalKey(Schema.Literals(eventStoreKindNames)),
   RATE_LIMIT_BURST: Schema.optionalKey(PositiveInt),
   RATE_LIMIT_PER_MINUTE: Schema.optionalKey(PositiveInt),
   ENGINE_CONCURRENCY: Schema.optionalKey(PositiveInt),
   ENGINE_QUEUE_LENGTH: Schema.optionalKey(PositiveInt),
   ENGINE_DEADLINE_MS: Schema.optionalKey(PositiveInt),
   ENGINE_MEMORY_BUDGET_BYTES: Schema.optionalKey(PositiveInt),
-  RESULT_STORE: Schema.optionalKey(Schema.Literals(["filesystem", "postgres", "nats"])),
+  RESULT_STORE: Schema.optionalKey(Schema.Literals(resultStoreNames)),
   NATS_URL: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^(nats|tls):\/\/[^\s]+$/))),
   NATS_NAMESPACE: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/))),
   NATS_TOKEN: Schema.optionalKey(Schema.String),
@@ -78,7 +78,9 @@ const Env = Schema.Struct({
   WEBHOOK_DISABLE_AFTER_SECONDS: Schema.optionalKey(PositiveInt),
 });
 
-export { ConfigError, type EventStoreSelection, postgresLocation, type ResultStoreSelection } from "./config-stores.ts";
+export { ConfigError } from "./config-error.ts";
+export type { EventStoreSelection } from "./event-store-registry.ts";
+export type { ResultStoreSelection } from "./result-store-registry.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -121,15 +123,9 @@ export interface Config {
   readonly jobs: { readonly leaseSeconds: number; readonly concurrency: number; readonly maxQueuedPerAccount: number };
   /** SQLite commit durability: "normal" survives a killed process, "full" also a power cut (slower). */
   readonly sqliteSynchronous: "normal" | "full";
-  /** The text-recognition adapter: Tesseract in WebAssembly or as the native CLI (every language), or PaddleOCR PP-OCRv4 on ONNX (eng, chi_sim). */
-  readonly ocrEngine: "tesseract" | "tesseract-native" | "paddle";
-  /** The native Tesseract's models: the npm packages' (as tesseract.js reads) or the system's where installed. */
-  readonly ocrTesseractModels: "packaged" | "system";
+  /** The text-recognition adapter and its own settings (ocr-engine-registry.ts lists them). */
+  readonly ocrEngine: OcrEngineSelection;
   readonly ocrWorkers: number;
-  /** Languages whose tesseract worker starts with the service; the others load on first use. */
-  readonly ocrWarmLanguages: ReadonlyArray<OcrLanguage>;
-  /** Memory the idle OCR workers may hold (least recently used stopped beyond it). */
-  readonly ocrIdleMemoryBytes: number;
   readonly eventStore: EventStoreSelection;
   /** Overrides the plans' per-key rate when both are set (load tests); unset: each plan's own (PLANS, src/domain/plan.ts). */
   readonly rateOverride: { readonly burst: number; readonly perMinute: number } | undefined;
@@ -191,14 +187,6 @@ const trustProxyFrom = (value: string | undefined): TrustProxy => {
   }
 };
 
-/** OCR_WARM_LANGUAGES: comma-separated codes of the OCR catalogue ("eng,deu"), or none. */
-const warmLanguagesFrom = (value: string): ReadonlyArray<OcrLanguage> => {
-  const codes = value === "" ? [] : value.split(",");
-  const unknown = codes.filter((code) => !Object.hasOwn(ocrLanguageCatalogue, code));
-  if (unknown.length > 0) throw new ConfigError(`OCR_WARM_LANGUAGES: unknown language ${unknown.join(", ")} (GET /api/ocr/languages lists them)`);
-  return codes as ReadonlyArray<OcrLanguage>;
-};
-
 const withoutTrailingSlashes = (url: string) => {
   let end = url.length;
   while (end > 0 && url[end - 1] === "/") end--;
@@ -223,7 +211,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
   const host = e.HOST ?? "127.0.0.1";
   const dataDir = path.resolve(e.DATA_DIR ?? "./data");
   const maxImageBytes = e.MAX_IMAGE_BYTES ?? 10 * MiB;
-  const eventStore = selectEventStore(e.EVENT_STORE ?? "sqlite", e.DATABASE_URL, e.KURRENTDB_URL, dataDir);
+  const eventStore = selectEventStore(e.EVENT_STORE ?? "sqlite", env, dataDir);
   const nats = natsFrom(e);
   const natsNamespace = e.NATS_NAMESPACE ?? "its";
   const resultTtlSeconds = e.RESULT_TTL_SECONDS ?? 24 * 60 * 60;
@@ -259,13 +247,10 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>>, co
       maxQueuedPerAccount: e.MAX_QUEUED_JOBS ?? defaultServiceSettings.maxQueuedJobs,
     },
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS ?? "normal",
-    ocrEngine: e.OCR_ENGINE ?? "tesseract",
-    ocrTesseractModels: e.OCR_TESSERACT_MODELS ?? "packaged",
+    ocrEngine: selectOcrEngine(e.OCR_ENGINE ?? "tesseract", env),
     ocrWorkers: e.OCR_WORKERS ?? Math.max(1, cores),
-    ocrWarmLanguages: warmLanguagesFrom(e.OCR_WARM_LANGUAGES ?? ""),
-    ocrIdleMemoryBytes: (e.OCR_IDLE_MEMORY_MB ?? 256) * 2 ** 20,
     eventStore,
-    resultStore: selectResultStore(e.RESULT_STORE ?? "filesystem", { eventStore, dataDir, natsUrl: nats.natsUrl, natsNamespace }, resultTtlSeconds),
+    resultStore: selectResultStore(e.RESULT_STORE ?? "filesystem", { eventStore, dataDir, natsUrl: nats.natsUrl, natsNamespace, ttlSeconds: resultTtlSeconds }),
     rateOverride:
       e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_MINUTE !== undefined ? { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE } : undefined,
     engineConcurrency: e.ENGINE_CONCURRENCY ?? Math.max(1, cores),

@@ -6,10 +6,12 @@ import { makeLogger } from "./adapters/http/server/logger.ts";
 import { loadServerSecrets } from "./adapters/security/server-secret.ts";
 import { maskUrlSecrets } from "./adapters/security/url-secrets.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { describeStore } from "./event-store-registry.ts";
 import { startHttpService } from "./http-service.ts";
 import { observabilityFor } from "./observability.ts";
 import { Clock } from "./ports/clock.ts";
 import { ResultStore } from "./ports/result-store.ts";
+import { describeResultStore } from "./result-store-registry.ts";
 
 /** What this process may use: its cgroup's limit where one is set, else the machine's memory. */
 const processMemoryBytes = () => {
@@ -35,6 +37,9 @@ const start = async () => {
       metricsPort,
       publicBaseUrl: servers.publicBaseUrl,
       dataDir: config.dataDir,
+      eventStore: describeStore(config.eventStore),
+      resultStore: describeResultStore(config.resultStore),
+      ocrEngine: config.ocrEngine.engine,
       engineMemoryBudgetBytes: config.engineMemoryBudgetBytes,
     },
     "listening",

@@ -5,12 +5,11 @@ import { inProcessEventBusLayer } from "./adapters/event-bus/in-process-event-bu
 import { inMemoryEventStoreLayer } from "./adapters/event-store/in-memory-event-store.ts";
 import { BlazeFaceDetectorLive } from "./adapters/faces/blazeface-face-detector.ts";
 import { boundedImageEngineLayer } from "./adapters/image/bounded-image-engine.ts";
+import { shippedTemplateFontsLayer } from "./adapters/image/fonts/shipped-template-fonts.ts";
 import { sharpImageEngineLayer } from "./adapters/image/sharp-image-engine.ts";
 import { sharpImageInspectorLayer } from "./adapters/image/sharp-image-inspector.ts";
-import { ocrEngineLayer } from "./adapters/ocr/ocr-engine-layer.ts";
 import { ClassicPdfJoinerLive } from "./adapters/pdf/classic-pdf-joiner.ts";
 import { inMemoryRateLimiter } from "./adapters/rate-limit/in-memory-rate-limiter.ts";
-import { filesystemResultStoreLayer } from "./adapters/results/filesystem-result-store.ts";
 import { argon2PasswordHasher } from "./adapters/security/argon2-password-hasher.ts";
 import type { ServerSecrets } from "./adapters/security/server-secret.ts";
 import { SelfiePersonSegmenterLive } from "./adapters/segmentation/selfie-person-segmenter.ts";
@@ -24,7 +23,8 @@ import { jobWakeupsLayer } from "./application/jobs/job-wakeups.ts";
 import { checkReceiptLog } from "./application/receipts/receipt-log-check.ts";
 import { coreLayer, projectionsLayer, receiptLogLayer, type StoreLayer } from "./composition.ts";
 import type { Config } from "./config.ts";
-import { jetStreamEventBusLayer, kvRateLimiterLayer, natsConnectionLayer, natsObjectResultStoreLayer, postgresResultStoreLayer } from "./lazy-adapters.ts";
+import { jetStreamEventBusLayer, kvRateLimiterLayer, natsConnectionLayer, type NatsLayer } from "./lazy-adapters.ts";
+import { ocrEngineLayerFor } from "./ocr-engine-registry.ts";
 import { decorated, type PortDecorators, undecorated } from "./port-decorators.ts";
 import { ImageEngine } from "./ports/engines/image-engine.ts";
 import { OcrEngine } from "./ports/engines/ocr-engine.ts";
@@ -34,6 +34,7 @@ import { JobProjection, KeyProjection, UsageProjection } from "./ports/projectio
 import { RateLimiter } from "./ports/rate-limiter.ts";
 import { ReceiptLog } from "./ports/receipt-log.ts";
 import { ResultStore } from "./ports/result-store.ts";
+import { resultStoreLayerFor } from "./result-store-registry.ts";
 import { webhookFlowLayer, webhookPortsLayer } from "./webhook-composition.ts";
 
 /**
@@ -58,7 +59,6 @@ const messagingLayer = (config: Config, nats: NatsLayer | undefined, decorators:
       ).pipe(Layer.provide(nats));
 
 /** One NATS connection (NATS_URL) for everything that uses it: one layer value, so it is built once. */
-type NatsLayer = ReturnType<typeof natsConnectionLayer>;
 const natsLayerFor = (config: Config): NatsLayer | undefined =>
   config.natsUrl === undefined ? undefined : natsConnectionLayer({ servers: config.natsUrl, auth: config.natsAuth });
 
@@ -114,20 +114,6 @@ const eventFlowLayer = (config: Config) =>
     }),
   );
 
-/** Results on this machine's disk (DATA_DIR/results), or in PostgreSQL or NATS where every instance finds them. */
-const resultStoreLayer = (selection: Config["resultStore"], nats: NatsLayer | undefined) => {
-  switch (selection.kind) {
-    case "filesystem":
-      return filesystemResultStoreLayer({ directory: selection.directory });
-    case "postgres":
-      return postgresResultStoreLayer({ connectionString: selection.url, schema: selection.schema });
-    case "nats":
-      // loadConfig refuses RESULT_STORE=nats without NATS_URL.
-      if (nats === undefined) throw new Error("RESULT_STORE=nats without NATS_URL");
-      return natsObjectResultStoreLayer({ namespace: selection.namespace, ttlSeconds: selection.ttlSeconds }).pipe(Layer.provide(nats));
-  }
-};
-
 /**
  * The ledger seal on a schedule: first when the newest seal is one interval old (at once after a
  * long stop), then every interval; a failed seal is logged and tried again at the next tick, never fatal.
@@ -166,6 +152,7 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
     webhookFlowLayer,
     decorated(ImageEngine, decorators.imageEngine)(images),
     sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }),
+    shippedTemplateFontsLayer(config.dataDir),
     documentReaderLayer({
       // The larger limit: the use case holds a request to the smaller one (recognize-text.ts).
       maxPages: Math.max(config.maxDocumentPages, config.maxJobDocumentPages),
@@ -173,21 +160,9 @@ export const serverLayer = (config: Config, secrets: ServerSecrets, decorators: 
       deadlineMs: config.engineDeadlineMs,
       memoryBytes: config.documentMemoryBytes,
     }).pipe(Layer.provide(sharpImageInspectorLayer({ maxPixels: config.maxImagePixels }))),
-    decorated(ResultStore, decorators.resultStore)(resultStoreLayer(config.resultStore, nats)),
+    decorated(ResultStore, decorators.resultStore)(resultStoreLayerFor(config.resultStore, nats)),
     decorated(TryOnEngine, decorators.tryOnEngine)(OnnxTryOnEngineLive({ deadlineMs: config.engineDeadlineMs })),
-    decorated(
-      OcrEngine,
-      decorators.ocrEngine,
-    )(
-      ocrEngineLayer({
-        engine: config.ocrEngine,
-        models: config.ocrTesseractModels,
-        workers: config.ocrWorkers,
-        deadlineMs: config.engineDeadlineMs,
-        warmLanguages: config.ocrWarmLanguages,
-        idleBudgetBytes: config.ocrIdleMemoryBytes,
-      }),
-    ),
+    decorated(OcrEngine, decorators.ocrEngine)(ocrEngineLayerFor(config.ocrEngine, { workers: config.ocrWorkers, deadlineMs: config.engineDeadlineMs })),
     ClassicPdfJoinerLive,
     argon2PasswordHasher,
   ).pipe(

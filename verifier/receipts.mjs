@@ -37,7 +37,10 @@ const bytes = (text) => new Uint8Array(Buffer.from(text, "base64"));
  * Everything a customer can check of a monthly statement: the checkpoint's signature, each receipt's
  * signature and inclusion under it, the totals, and that the statement's checkpoint extends every
  * checkpoint saved before (the statement carries a consistency proof from each saved size it was
- * asked for with `from=`). Returns the failures, named; none means the bill holds.
+ * asked for with `from=`), and that every receipt the customer kept from a response (`kept`, each
+ * named as the customer knows it) of this period is in the statement as it was signed: a log
+ * rewritten without it, or with it changed, contradicts a receipt its own key signed. Returns the
+ * failures, named; none means the bill holds.
  * @param {{
  *   statement: {
  *     period: string,
@@ -48,9 +51,10 @@ const bytes = (text) => new Uint8Array(Buffer.from(text, "base64"));
  *   },
  *   verifierKey: import("./signed-note.mjs").VerifierKey | ReadonlyArray<import("./signed-note.mjs").VerifierKey>,
  *   saved?: string[],
+ *   kept?: Array<{ name: string, receipt: { body: any, keyId: string, signature: string } }>,
  * }} input
  */
-export const checkStatement = ({ statement, verifierKey, saved = [] }) => {
+export const checkStatement = ({ statement, verifierKey, saved = [], kept = [] }) => {
   /** @type {string[]} */
   const failures = [];
   let head;
@@ -82,6 +86,22 @@ export const checkStatement = ({ statement, verifierKey, saved = [] }) => {
   }
   for (const key of /** @type {const} */ (["units", "charges", "releases", "refunds"])) {
     if (totals[key] !== statement.totals[key]) failures.push(`totals: ${key} is ${statement.totals[key]}, the receipts add up to ${totals[key]}`);
+  }
+  for (const { name, receipt } of kept) {
+    const { body } = receipt;
+    const what = `kept receipt ${name} (${body?.kind} of ${body?.requestId}, leaf ${body?.leafIndex})`;
+    if (!receiptSigned(receipt, verifierKey)) failures.push(`${what}: its signature does not verify`);
+    else if (body.period !== statement.period) continue;
+    else if (body.logOrigin !== head.origin) failures.push(`${what}: it is of log ${body.logOrigin}, the statement's is ${head.origin}`);
+    else if (body.leafIndex >= head.size) failures.push(`${what}: the statement's checkpoint of ${head.size} leaves does not reach it`);
+    else {
+      const listed = statement.receipts.find((entry) => entry.receipt.body.leafIndex === body.leafIndex)?.receipt.body;
+      if (listed === undefined || canonicalize(listed) !== canonicalize(body)) {
+        failures.push(
+          `${what}: the statement ${listed === undefined ? "lacks it" : `holds another receipt there (${listed.kind} of ${listed.requestId})`}: the log contradicts a receipt it signed`,
+        );
+      }
+    }
   }
   for (const checkpoint of saved) {
     try {

@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Read the text of an image or a document
-         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20), or MAX_JOB_DOCUMENT_PAGES (default 200) with Prefer: respond-async: 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none). With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope ocr (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
+         * @description Images: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP, PNM (PBM, PGM, PPM). Documents: PDF and multi-page TIFF, answered with data.pages; every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); more pages than MAX_DOCUMENT_PAGES (default 20), or MAX_JOB_DOCUMENT_PAGES (default 200) with Prefer: respond-async: 413; an encrypted, broken or scripted PDF: 422. Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. outputFormat pdf: a searchable PDF, each page the image as sent (turned upright) with its text invisible on top, word by word where it stands, stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. With Prefer: respond-async, 202 with the job at once, after every check above and the quota's reservation (docs/jobs.md). Needs the key scope ocr (a key made with --scopes that leaves it out: 403 INSUFFICIENT_PERMISSIONS).
          */
         post: operations["recognizeText"];
         delete?: never;
@@ -620,6 +620,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         ErrorDetail: {
@@ -635,6 +637,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description NOT_FOUND */
@@ -647,6 +651,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description SERVICE_UNAVAILABLE */
@@ -659,6 +665,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description RATE_LIMIT_EXCEEDED */
@@ -671,6 +679,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description HTTPS_REQUIRED or IP_NOT_ALLOWED */
@@ -683,6 +693,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description UNAUTHORIZED */
@@ -695,6 +707,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description INTERNAL_ERROR */
@@ -707,6 +721,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description The message is on its way again, with the same webhook-id */
@@ -760,6 +776,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description The endpoint and its recent deliveries */
@@ -832,6 +850,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description UNSUPPORTED_MEDIA_TYPE */
@@ -844,6 +864,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description INVALID_REQUEST */
@@ -856,6 +878,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description The endpoint, with its secret: shown this once */
@@ -942,20 +966,32 @@ export interface components {
                         task: string;
                     } | null;
                 }[];
-                /** @description reserved, committed (transformations), released and refused, in all and per period, operation and key */
+                /** @description units reserved, committed and released, refused requests and the units they asked for, in all and per period, operation and key */
                 totals: {
+                    /** @description units reserved */
                     reserved: number;
+                    /** @description units committed: what the account is charged */
                     committed: number;
+                    /** @description units released uncharged */
                     released: number;
-                    refused: number;
+                    /** @description requests refused for want of quota (one per QuotaReservationRefused) */
+                    refusedRequests: number;
+                    /** @description units those refused requests asked for */
+                    refusedUnits: number;
                     lines: {
                         period: string;
                         operation: string;
                         keyId: string;
+                        /** @description units reserved */
                         reserved: number;
+                        /** @description units committed: what the account is charged */
                         committed: number;
+                        /** @description units released uncharged */
                         released: number;
-                        refused: number;
+                        /** @description requests refused for want of quota (one per QuotaReservationRefused) */
+                        refusedRequests: number;
+                        /** @description units those refused requests asked for */
+                        refusedUnits: number;
                     }[];
                 };
                 /** @description asynchronous jobs (Prefer: respond-async) replayed from their streams: accepted, succeeded and failed in the range */
@@ -1106,6 +1142,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description INVALID_SIGNATURE */
@@ -1118,6 +1156,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /**
@@ -1173,6 +1213,13 @@ export interface components {
                         used: number;
                     };
                 };
+                receipts: {
+                    /**
+                     * @description published: the receipts log agrees with the event store and backs quota.used; withheld: the service found its store edited (the log differs from it), publishes no receipt, checkpoint or statement, and the quota shown is not backed by receipts
+                     * @enum {string}
+                     */
+                    status: "published" | "withheld";
+                };
             };
         };
         /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED */
@@ -1185,6 +1232,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description The template deleted */
@@ -1212,6 +1261,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description The template at its new version */
@@ -1386,6 +1437,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description IDEMPOTENCY_KEY_IN_USE or the refusing rule's own code */
@@ -1397,6 +1450,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE */
@@ -1409,6 +1464,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description HTTPS_REQUIRED or INSUFFICIENT_PERMISSIONS or IP_NOT_ALLOWED or TEMPLATE_LIMIT_REACHED */
@@ -1421,6 +1478,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description The template as kept, at version 1 */
@@ -1605,6 +1664,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description IDEMPOTENCY_KEY_REUSED or INVALID_IMAGE or MULTIPLE_PEOPLE or NO_GARMENT_DETECTED or NO_PERSON_DETECTED or PERSON_TURNED_AWAY or TORSO_NOT_VISIBLE or UNSUPPORTED_GARMENT */
@@ -1617,6 +1678,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description KEY_QUOTA_EXCEEDED or QUOTA_EXCEEDED or RATE_LIMIT_EXCEEDED */
@@ -1629,6 +1692,8 @@ export interface components {
                 message: string;
                 /** @description one entry per offending field */
                 details?: components["schemas"]["ErrorDetail"][];
+                /** @description this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId}) */
+                requestId: string;
             };
         };
         /** @description Prefer: respond-async: the job, queued; Location names it (GET /jobs/{jobId}), and the quota is already reserved */

@@ -45,13 +45,14 @@ export interface EngineCapacity {
 }
 
 /**
- * How much one finished job moves the pace. Slow on purpose: while a burst is being read and
- * parsed, the request thread competes with the engines and the first jobs run up to twice as
- * long as later ones; a fast average took that for the pace and refused requests that then
- * finished with time to spare (bench:burst). A lasting slowdown still moves it within ~30 jobs,
- * and the deadline (EngineTimeout) bounds any optimism.
+ * The pace is the shortest time of the last jobs: how fast the engine goes unhindered, which is
+ * how the line ahead of a job admitted now will mostly run. The jobs that run while a burst's
+ * bodies are uploaded and parsed take up to ten times as long (bench:burst: 936 and 1,757 ms against
+ * 127 ms before and ~250 ms after); taken as the pace, as a moving average seeded by them did, they
+ * refused up to a third of a burst that then finished in half the deadline. A lasting slowdown still
+ * moves it within that many jobs, and the deadline (EngineTimeout) bounds any optimism meanwhile.
  */
-const PACE_WEIGHT = 0.05;
+const PACE_JOBS = 15;
 
 interface Waiter {
   readonly tenant: string;
@@ -77,8 +78,9 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
   let running = 0;
   /** Jobs admitted and not started: waiting in line, or about to join it. */
   let pending = 0;
-  /** Moving average of job run times: the pace that the deadline check and Retry-After rely on. */
-  let meanJobMs = 0;
+  /** The last jobs' run times; the shortest is the pace that the deadline check and Retry-After rely on. */
+  const lastJobsMs: Array<number> = [];
+  const paceMs = () => (lastJobsMs.length === 0 ? 0 : Math.min(...lastJobsMs));
 
   const holds = (tenant: string) => runningBy.get(tenant) ?? 0;
   const adjust = (tenant: string, delta: number) => {
@@ -120,7 +122,7 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
     adjust(tenant, -1);
     forgetIfIdle(tenant);
     const took = performance.now() - startedAt;
-    meanJobMs = meanJobMs === 0 ? took : (1 - PACE_WEIGHT) * meanJobMs + PACE_WEIGHT * took;
+    if (lastJobsMs.push(took) > PACE_JOBS) lastJobsMs.shift();
     dispatch();
   };
 
@@ -130,9 +132,9 @@ export const makeEngineCapacity = (options: EngineCapacityOptions = {}): EngineC
    */
   const expectedFinishMs = () => {
     const ahead = Math.max(0, running + pending + 1 - concurrency);
-    return ahead === 0 ? 0 : (Math.ceil(ahead / concurrency) + 1) * meanJobMs;
+    return ahead === 0 ? 0 : (Math.ceil(ahead / concurrency) + 1) * paceMs();
   };
-  const retryAfterSeconds = () => Math.max(1, Math.ceil((((running + pending) / concurrency) * meanJobMs) / 1000));
+  const retryAfterSeconds = () => Math.max(1, Math.ceil((((running + pending) / concurrency) * paceMs()) / 1000));
 
   const run = <A, E, R>(job: Effect.Effect<A, E, R>): Effect.Effect<A, E | EngineBusy | EngineTimeout, R> =>
     Effect.gen(function* () {

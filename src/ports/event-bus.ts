@@ -10,6 +10,7 @@ import type { RecordedEvent } from "./event-store.ts";
  * whoever can reach the bus can put a message on it, so a consumer takes one as a claim ("the store
  * holds this event at this position") and applies only what the store itself returns (see
  * makeStoreCheckedFollower).
+ * Every adapter keeps the rules stated on each operation below; test/contract/support/event-bus-contract.ts checks them.
  */
 
 /** The stream's kind, its name up to the first "-" (account, quota, transformation): the bus names its subjects by it. */

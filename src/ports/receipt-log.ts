@@ -22,6 +22,11 @@ export interface LogComparison {
 export interface ReceiptLogShape extends ProjectionShape {
   /** The log's origin line, in every receipt and checkpoint. */
   readonly origin: string;
+  /**
+   * False while the log is withheld: found at start to differ from the store (an edited store),
+   * nothing of it is published. The profile says so, where a customer looks.
+   */
+  readonly published: Effect.Effect<boolean>;
   /** Leaves in the log now. */
   readonly size: Effect.Effect<number, DependencyUnavailable>;
   /** The movements of one request, oldest first (a charge or a release, later perhaps a refund). */

@@ -12,6 +12,15 @@ export interface StoredResult {
 /** A result in another format (negotiate-format.ts), kept beside it: `expiresAt` is the result's own. */
 export type StoredVariant = StoredResult & { readonly resultId: string; readonly format: OutputFormat };
 
+/**
+ * Every adapter keeps these rules (test/contract/support/result-store-contract.ts checks them): what
+ * is put comes back byte for byte (empty results too) with its content type and expiry, until the
+ * expiry and not after; putting again under an id replaces; variants live and end with their
+ * result; `deleteExpired` removes exactly the expired and counts them. An id that is not a safe
+ * name (`../…`, a NUL, too short or long) reads as unknown, and putting under one is a defect of
+ * the caller: the store dies rather than writes it. A store that cannot be reached is
+ * DependencyUnavailable.
+ */
 export interface ResultStoreShape {
   readonly put: (result: StoredResult & { readonly resultId: string }) => Effect.Effect<void, DependencyUnavailable>;
   /** None when unknown or expired. */

@@ -1,12 +1,10 @@
 import { readFileSync } from "node:fs";
-import { Context, Effect } from "effect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OnnxTryOnEngineLive } from "../../src/adapters/tryon/onnx-tryon-engine.ts";
+import { Effect } from "effect";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_TRYON_SETTINGS, TRYON_SETTING_VALUES } from "../../src/domain/tryon-settings.ts";
-import { TryOnEngine, type TryOnEngineShape } from "../../src/ports/engines/tryon-engine.ts";
 import { erode, fineDetailCorrelation } from "../fixtures/tryon/fine-detail.ts";
 import * as m from "../fixtures/tryon/image-metrics.ts";
-import { openLayer } from "../fixtures/tryon/open-layer.ts";
+import { tryOnEngineForFile } from "../fixtures/tryon/tryon-engine-per-file.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
 import { GARMENT_CHANGE } from "../fixtures/tryon/tryon-metrics.ts";
 
@@ -31,16 +29,7 @@ const photos: ReadonlyArray<{ readonly name: string; readonly photo: () => Promi
   { name: "cameraman (CC0), grey, dark coat", photo: async () => readFileSync(new URL("faces/camera.png", here)) },
 ];
 
-let engine: TryOnEngineShape;
-let close: () => Promise<void>;
-let shirt: Uint8Array;
-beforeAll(async () => {
-  const services = await openLayer(OnnxTryOnEngineLive());
-  close = services.close;
-  engine = Context.get(services.context, TryOnEngine);
-  shirt = await fixtures.tshirt();
-});
-afterAll(() => close?.());
+const tryOn = tryOnEngineForFile();
 
 describe("the garment hides the old clothes' fine detail", () => {
   for (const { name, photo } of photos)
@@ -48,9 +37,9 @@ describe("the garment hides the old clothes' fine detail", () => {
       it(`${name}, ${realismLevel}: correlation ≤ ${LIMIT}`, async () => {
         const person = await photo();
         const result = await Effect.runPromise(
-          engine.tryOn({
+          tryOn.engine().tryOn({
             person: await m.validated(person),
-            clothing: await m.validated(shirt),
+            clothing: await m.validated(tryOn.shirt()),
             settings: { ...DEFAULT_TRYON_SETTINGS, realismLevel },
           }),
         );

@@ -3,6 +3,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import { OcrEngine } from "../../src/ports/engines/ocr-engine.ts";
+import { queuedOcrEngineLayer } from "../../src/queued-ocr-engine.ts";
 import { launchCard, logoPng, TEXT_BOX, textCard } from "../support/account-template-fixtures.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 import { photoJpeg } from "../support/image-fixtures.ts";
@@ -247,7 +248,7 @@ describe("POST /generate with templateType custom", () => {
     const truth = "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs!";
     const reply = await call("POST", "/generate", { templateType: "custom", template: "ocr", text: { body: truth } });
     const png = await fetchResult(reply.json.data.resultUrl);
-    const runtime = ManagedRuntime.make(TesseractOcrEngine.layer());
+    const runtime = ManagedRuntime.make(queuedOcrEngineLayer()(TesseractOcrEngine.layer()));
     try {
       const result = await runtime.runPromise(
         Effect.gen(function* () {

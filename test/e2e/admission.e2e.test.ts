@@ -3,8 +3,8 @@ import https from "node:https";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Reply } from "../support/https-client.ts";
-import { photoJpeg, photoPng } from "../support/image-fixtures.ts";
-import { itsctl, provisionAccount, type ServiceProcess, startService, waitForExit } from "../support/service-process.ts";
+import { grainyPhotoJpeg, photoJpeg, photoPng } from "../support/image-fixtures.ts";
+import { itsctl, provisionAccount, rssMiB, type ServiceProcess, startService, waitForExit } from "../support/service-process.ts";
 
 /**
  * Admission by memory on the real service: a burst that fits is served in full (the quota, not the
@@ -70,6 +70,43 @@ describe("admission by memory", () => {
     for (const r of refused) expect(r.json.error.code).toBe("QUOTA_EXCEEDED");
   }, 120_000);
 
+  it("serves a burst of 120 concurrent 3000×2000 photos with default settings in full, all within the deadline", async () => {
+    // Eight keys for the burst (each key's rate allows 15 at once), one for the request before it.
+    const { keys } = await provisionAccount({ DATA_DIR: service.dataDir }, "enterprise", 9);
+    const image = (await grainyPhotoJpeg(3000, 2000)).toString("base64");
+    // Bodies made once, as remote clients' would cost this machine nothing: the service alone is measured.
+    const bodies = keys.map(({ key }) => ({ key, body: Buffer.from(JSON.stringify({ image, template: "instagram-square", templateType: "social" })) }));
+    const ca = fs.readFileSync(path.join(service.dataDir, "tls", "self-signed-cert.pem"));
+    const post = ({ key, body }: { key: string; body: Buffer }) =>
+      new Promise<number>((resolve, reject) => {
+        const req = https.request(`https://127.0.0.1:${service.httpsPort}/api/generate`, {
+          method: "POST",
+          ca,
+          agent: false,
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": String(body.length) },
+        });
+        req.on("response", (res) => (res.resume(), res.on("end", () => resolve(res.statusCode ?? 0))));
+        req.on("error", reject);
+        req.end(body);
+      });
+    // A service that has served a few such photos: the face model's thread starts with the first (a second or two).
+    for (let i = 0; i < 3; i++) expect(await post(bodies[8]!)).toBe(200);
+    const idle = rssMiB(service.pid);
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(service.pid))), 50);
+    const started = performance.now();
+    const statuses = await Promise.all(Array.from({ length: 120 }, (_, i) => post(bodies[i % 8]!)));
+    clearInterval(sampler);
+    console.log(
+      `[admission] a burst of 120 3000×2000 photos answered in ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS idle + ${peak - idle} MiB`,
+    );
+    const counts = new Map<number, number>();
+    for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
+    // Counted, not timed: the pace estimate must not refuse what the deadline could serve (it once refused 5 to 44 of these).
+    expect(Object.fromEntries(counts)).toEqual({ 200: 120 });
+    expect(peak - idle).toBeLessThan(1536);
+  }, 180_000);
+
   it("refuses with 503 and Retry-After before reading the body when the budget is full", async () => {
     const small = await smallBudgetService();
     const { keys } = await provisionAccount({ DATA_DIR: small.dataDir }, "pro", 1);
@@ -87,6 +124,7 @@ describe("admission by memory", () => {
     expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(performance.now() - startedAt).toBeLessThan(2_000);
     refused.req.destroy();
+    const refusedId = String(reply.headers["x-request-id"]);
     // A body over the route's limit is still a 413, not a 503: it would never fit.
     const tooLarge = headersOnly(small, keys[0]!.key, 200_000_000);
     expect((await tooLarge.reply).status).toBe(413);
@@ -96,6 +134,17 @@ describe("admission by memory", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const image = (await photoPng(300, 200)).toString("base64");
     expect((await generate(small, keys[0]!.key, image)).status).toBe(200);
+    // An answer to load, not a fault: logged at warn (40), without a cause to page anyone with
+    // (the log is complete once the service has stopped; the next test starts its own).
+    await small.stop();
+    smallBudget = undefined;
+    const logged = small
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes(refusedId))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toEqual([expect.objectContaining({ level: 40, status: 503, error: "SERVICE_UNAVAILABLE", overload: true })]);
+    expect(logged[0]).not.toHaveProperty("cause");
   }, 120_000);
 
   it("answers refused uploads (503, 413) whether the client sends its body at once and closes, or waits for 100 Continue", async () => {
@@ -206,7 +255,9 @@ describe("admission by memory", () => {
     // The store agrees: each served request is one committed unit, nothing reserved is left open.
     const audit = await itsctl(env, ["audit", "--account", accountId]);
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
-    expect(audit.stdout).toContain(`Totals: ${served.length} transformation(s), 0 refusal(s), 0 released, ${served.length} reserved`);
+    expect(audit.stdout).toContain(
+      `Totals: ${served.length} unit(s) committed, 0 unit(s) released, ${served.length} unit(s) reserved, 0 request(s) refused (0 unit(s))`,
+    );
   }, 120_000);
 });
 
@@ -229,9 +280,10 @@ const abandonable = (target: ServiceProcess, key: string, body: string) => {
 describe("stopping while a model thread works", () => {
   it("exits with code 0 when SIGTERM comes while the face detections of requests whose clients left still run", async () => {
     // Before, the face thread was terminated under a running onnxruntime inference, and the process
-    // aborted (SIGABRT) in 4 of 6 such stops; a round is a fresh service, so the race gets three tries.
+    // aborted (SIGABRT) in 4 of 6 such stops; a round is a fresh service, so the race gets two tries
+    // (it failed with 1 - (2/6)² ≈ 89 % before; a third round, ~8 s of CI, raised that to 96 %).
     const body = JSON.stringify({ image: (await photoJpeg(3000, 2000)).toString("base64"), template: "instagram-square", templateType: "social" });
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       const target = await startService();
       stopped.push(target);
       const { keys } = await provisionAccount({ DATA_DIR: target.dataDir }, "pro");

@@ -48,7 +48,14 @@ interface Report {
     operation: string | null;
     actor: { kind: string; keyId?: string } | null;
   }>;
-  totals: { reserved: number; committed: number; released: number; refused: number; lines: Array<{ keyId: string; committed: number; refused: number }> };
+  totals: {
+    reserved: number;
+    committed: number;
+    released: number;
+    refusedRequests: number;
+    refusedUnits: number;
+    lines: Array<{ keyId: string; committed: number; refusedRequests: number; refusedUnits: number }>;
+  };
   keys: Array<{ keyId: string; revokedAt: string | null }>;
   jobs: { accepted: number; succeeded: number; failed: number; unitsCharged: number; unitsReleased: number };
   ledger: { ok: boolean; damage: Array<unknown>; seal: { source: string; streams: number; intervalSeconds: number | null } | null };
@@ -111,15 +118,15 @@ describe("itsctl audit", () => {
     expect(types).toHaveLength(1 + 3 + 2 + 50 + 50 + 10);
     expect([count("AccountOpened"), count("ApiKeyIssued"), count("ApiKeyRevoked")]).toEqual([1, 3, 2]);
     expect([count("QuotaReserved"), count("QuotaCommitted"), count("QuotaReservationRefused"), count("QuotaReleased")]).toEqual([50, 50, 10, 0]);
-    expect(report.totals).toMatchObject({ reserved: 50, committed: 50, released: 0, refused: 10 });
+    expect(report.totals).toMatchObject({ reserved: 50, committed: 50, released: 0, refusedRequests: 10, refusedUnits: 10 });
     expect(
       report.totals.lines
-        .map(({ keyId, committed, refused }) => ({ keyId, committed, refused }))
+        .map(({ keyId, committed, refusedRequests, refusedUnits }) => ({ keyId, committed, refusedRequests, refusedUnits }))
         .sort((a, b) => keyIds.indexOf(a.keyId) - keyIds.indexOf(b.keyId)),
     ).toEqual([
-      { keyId: keyIds[0], committed: 20, refused: 0 },
-      { keyId: keyIds[1], committed: 20, refused: 0 },
-      { keyId: keyIds[2], committed: 10, refused: 10 },
+      { keyId: keyIds[0], committed: 20, refusedRequests: 0, refusedUnits: 0 },
+      { keyId: keyIds[1], committed: 20, refusedRequests: 0, refusedUnits: 0 },
+      { keyId: keyIds[2], committed: 10, refusedRequests: 10, refusedUnits: 10 },
     ]);
     expect(report.keys.map((key) => [key.keyId, key.revokedAt === null])).toEqual([
       [keyIds[0], false],
@@ -139,7 +146,7 @@ describe("itsctl audit", () => {
 
     const text = await audit(accountId);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain("Totals: 50 transformation(s), 10 refusal(s), 0 released, 50 reserved");
+    expect(text.stdout).toContain("Totals: 50 unit(s) committed, 0 unit(s) released, 50 unit(s) reserved, 10 request(s) refused (10 unit(s))");
     expect(text.stdout).toContain("Result: OK");
   });
 

@@ -55,7 +55,7 @@ describe("keys made with the CLI", () => {
     expect(status).toBe(401);
     expect(Date.now() - deletedAt).toBeLessThan(1000);
     const refused = await profile(key!.key);
-    expect(refused.json).toEqual({ success: false, error: { code: "UNAUTHORIZED", message: expect.any(String) } });
+    expect(refused.json).toEqual({ success: false, error: { code: "UNAUTHORIZED", message: expect.any(String), requestId: refused.headers["x-request-id"] } });
   });
 
   it("takes the Bearer scheme in any case, as clients generated from the document write it", async () => {
@@ -180,10 +180,13 @@ describe("failures and refusals in the log", () => {
       const file = path.join(own.dataDir, "results", resultId.slice(0, 2).toLowerCase(), `${resultId}.result`);
       fs.rmSync(file);
       fs.mkdirSync(file);
-      const failed = await own.client.get(url.href);
+      // A client's own X-Request-Id is not echoed: the response names the service's id, the log both.
+      const failed = await own.client.request("GET", `${url.pathname}${url.search}`, { headers: { "X-Request-Id": "client-chosen-id-2" } });
       expect(failed.status).toBe(503);
       expect(failed.json.error.code).toBe("SERVICE_UNAVAILABLE");
       const requestId = String(failed.headers["x-request-id"]);
+      expect(failed.json.error.requestId).toBe(requestId);
+      expect(requestId).not.toBe("client-chosen-id-2");
       // Refused by the plain-HTTP listener, outside the app: logged the same way (without the path).
       const plain = await plainRequest(own.httpPort, "POST", "/api/generate", "{}");
       expect(plain.status).toBe(403);
@@ -202,6 +205,7 @@ describe("failures and refusals in the log", () => {
       expect(JSON.parse(lines[0]!)).toMatchObject({
         level: 50,
         requestId,
+        clientRequestId: "client-chosen-id-2",
         path: url.pathname,
         status: 503,
         error: "SERVICE_UNAVAILABLE",
@@ -554,7 +558,7 @@ describe("HTTPS only", () => {
   it("refuses plain-HTTP POSTs with 403 HTTPS_REQUIRED and redirects GETs with 308", async () => {
     const post = await plainRequest(service.httpPort, "POST", "/api/generate", JSON.stringify({ image }));
     expect(post.status).toBe(403);
-    expect(post.json).toEqual({ success: false, error: { code: "HTTPS_REQUIRED", message: expect.any(String) } });
+    expect(post.json).toEqual({ success: false, error: { code: "HTTPS_REQUIRED", message: expect.any(String), requestId: post.headers["x-request-id"] } });
     const get = await plainRequest(service.httpPort, "GET", "/api/user/profile?x=1");
     expect(get.status).toBe(308);
     expect(get.headers.location).toBe(`https://127.0.0.1:${service.httpsPort}/api/user/profile?x=1`);

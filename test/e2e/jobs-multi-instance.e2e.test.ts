@@ -26,6 +26,7 @@ const shared = {
   RATE_LIMIT_PER_MINUTE: "60000",
 };
 
+const PAGES = 16;
 let instances: Array<ServiceProcess> = [];
 const cli = { ...shared, DATA_DIR: makeDataDir() };
 
@@ -47,11 +48,17 @@ describe("jobs on two instances", () => {
     const [victim, survivor] = instances as [ServiceProcess, ServiceProcess];
     const { keys } = await provisionAccount(cli, "pro");
     const key = keys[0]!.key;
-    const pages = await Promise.all(Array.from({ length: 8 }, (_, i) => scannedPage(`Page ${i + 1}: the survivor reads what the victim began.`)));
+    const pages = await Promise.all(Array.from({ length: PAGES }, (_, i) => scannedPage(`Page ${i + 1}: the survivor reads what the victim began.`)));
     const pdf = Buffer.from(await pdfOf(pages)).toString("base64");
     const accepted = await victim.client.request("POST", "/api/ocr", { key, headers: { Prefer: "respond-async" }, body: { image: pdf, language: "eng" } });
     expect(accepted.status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Killed the moment it is seen mid-job: a fixed wait let a fast machine finish the whole job first.
+    for (;;) {
+      const seen = (await victim.client.request("GET", accepted.headers["location"]!, { key })).json.data;
+      expect(seen.status).not.toBe("succeeded");
+      if (seen.status === "running" && seen.progress.done >= 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await victim.stop("SIGKILL");
 
     const until = Date.now() + 120_000;
@@ -63,8 +70,8 @@ describe("jobs on two instances", () => {
     }
     expect(job.status).toBe("succeeded");
     expect(job.attempts).toBeGreaterThanOrEqual(2);
-    expect(job.result!.pages).toHaveLength(8);
-    expect(job.result!.pages[7]!.text).toContain("Page 8");
-    expect((await survivor.client.request("GET", "/api/user/profile", { key })).json.data.quota.used).toBe(8);
+    expect(job.result!.pages).toHaveLength(PAGES);
+    expect(job.result!.pages[PAGES - 1]!.text).toContain(`Page ${PAGES}`);
+    expect((await survivor.client.request("GET", "/api/user/profile", { key })).json.data.quota.used).toBe(PAGES);
   }, 180_000);
 });

@@ -172,9 +172,15 @@ describe("asynchronous requests (Prefer: respond-async)", () => {
     const accepted = await service.client.request("POST", "/api/ocr", { key, headers: ASYNC, body: { image: pdf, language: "eng" } });
     expect(accepted.status).toBe(202);
     const location = accepted.headers["location"]!;
-    // Killed while the job runs: its claim's lease passes and the process started again on the same files takes it over.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Killed while the job runs, once it has read a page (a fixed wait let a fast run finish first): its
+    // claim's lease passes and the process started again on the same files takes it over.
+    let progress = { done: 0, total: 8 };
+    while (progress.done === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      progress = (await service.client.request("GET", location, { key })).json.data.progress ?? progress;
+    }
     await service.stop("SIGKILL");
+    expect(progress.done).toBeLessThan(8);
     service = await startService({ dataDir, env });
     const job = await finished(key, location, 120_000);
     expect(job.status).toBe("succeeded");

@@ -128,4 +128,25 @@ describe("signed receipts in a transparency log", () => {
     }
     console.log(`receipts: ${REQUESTS} charged /generate in ${seconds.toFixed(1)} s; ${saved.length} checkpoints saved, the last of ${head.size} leaves`);
   }, 600_000);
+
+  it("names a failed request's ledger id in its error and X-Request-Id, and GET /api/receipts/{requestId} gives its release", async () => {
+    const { keys } = await provisionAccount(service.env, "free");
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#336699" } })
+      .jpeg()
+      .toBuffer();
+    // Reserved, then unreadable past its header: released, not charged.
+    const body = { image: jpeg.subarray(0, jpeg.length >> 1).toString("base64"), template: "instagram-square", templateType: "social" };
+    const failed = await service.client.request("POST", "/api/generate", { key: keys[0]!.key, body, headers: { "X-Request-Id": "client-chosen-id-1" } });
+    expect(failed.status).toBe(422);
+    const requestId = failed.json.error.requestId as string;
+    expect(failed.headers["x-request-id"]).toBe(requestId);
+    expect(requestId).not.toBe("client-chosen-id-1");
+    const found = await service.client.request("GET", `/api/receipts/${requestId}`, { key: keys[0]!.key });
+    expect(found.status, JSON.stringify(found.json)).toBe(200);
+    expect(found.json.data.receipts.map((receipt: { body: { kind: string; requestId: string } }) => receipt.body)).toEqual([
+      expect.objectContaining({ kind: "release", requestId, units: 1 }),
+    ]);
+    const key = parseVerifierKey(text(await service.client.request("GET", "/api/ledger/key")));
+    expect(receiptSigned(found.json.data.receipts[0], key)).toBe(true);
+  });
 });

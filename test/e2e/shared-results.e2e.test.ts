@@ -86,6 +86,6 @@ describe.each(["postgres", "nats"])("results shared by every instance (RESULT_ST
     const audit = await itsctl(second.env, ["audit", "--account", accountId]);
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
     const units = served.length + 1;
-    expect(audit.stdout).toContain(`Totals: ${units} transformation(s), 0 refusal(s), 0 released, ${units} reserved`);
+    expect(audit.stdout).toContain(`Totals: ${units} unit(s) committed, 0 unit(s) released, ${units} unit(s) reserved, 0 request(s) refused (0 unit(s))`);
   }, 180_000);
 });

@@ -8,11 +8,12 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { accessLog } from "../../src/adapters/http/middleware/access-log.ts";
 import { errorBoundary } from "../../src/adapters/http/middleware/error-boundary.ts";
 import { readJsonObject } from "../../src/adapters/http/middleware/json-body.ts";
+import { requestId } from "../../src/adapters/http/middleware/request-id.ts";
 
 /**
  * Issue 24, case 9: a request whose connection Node cut for bad chunk framing, before the app began
  * to read its body (the app was still authenticating it, or waiting for an engine). The body
- * reader then finds a stream that "is not readable" (raw-body's 500); that is the client's 400,
+ * reader then finds a stream that has gone (once a 500); that is the client's 400,
  * logged at info, not a 500 at error level. The app's own middleware on a real socket.
  */
 const lines: Array<{ level: string; line: { status: number; error?: string } }> = [];
@@ -24,6 +25,8 @@ let server: http.Server;
 
 beforeAll(async () => {
   const app = new Koa();
+  // In the app's order (http-app.ts): every error body names the request id.
+  app.use(requestId());
   app.use(accessLog(logger));
   app.use(errorBoundary());
   // Whatever comes before the body is read takes long enough for the connection to go first.

@@ -4,8 +4,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { shippedFontFolders } from "../../src/adapters/image/fonts/shipped-font-families.ts";
 import { loadConfig } from "../../src/config.ts";
-import { TEMPLATE_FONTS } from "../../src/domain/account-templates/account-template-design.ts";
 
 /**
  * docker-compose.yml validates with `docker-compose config` (no Docker engine needed), and what it
@@ -108,17 +108,18 @@ describe.skipIf(composeVersion === undefined)(`docker-compose.yml (docker-compos
     expect(dockerfile).toMatch(/^USER node$/m);
   });
 
-  it("installs in the image a Debian package for every font a template's text layer may name", () => {
+  it("installs no font package in the image: the fonts text layers draw with come with npm ci --omit=dev", () => {
     const dockerfile = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
-    const packageOf = (family: string) =>
-      family.startsWith("DejaVu")
-        ? "fonts-dejavu-core"
-        : family.startsWith("Noto Sans CJK")
-          ? "fonts-noto-cjk"
-          : family.startsWith("Noto")
-            ? "fonts-noto-core"
-            : family;
-    for (const family of TEMPLATE_FONTS) expect(dockerfile, family).toMatch(new RegExp(`apt-get install[^\\n]*\\b${packageOf(family)}\\b`));
+    expect(dockerfile).not.toMatch(/apt-get install[^\n]*\bfonts-/);
+    const { dependencies } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    for (const folder of shippedFontFolders()) {
+      const name = path
+        .relative(path.join(ROOT, "node_modules"), folder)
+        .split(path.sep)
+        .slice(0, folder.includes("@") ? 2 : 1)
+        .join("/");
+      expect(dependencies, name).toHaveProperty([name]);
+    }
   });
 
   it("installs the native Tesseract the image's OCR engine runs", () => {

@@ -1,15 +1,15 @@
 import { Effect, Exit } from "effect";
 import { describe, expect, it } from "vitest";
-import { queuedRecognizer } from "../../src/adapters/ocr/queued-recognizer.ts";
 import { readDocumentPages } from "../../src/application/transformations/ocr-document-pages.ts";
 import type { OpenedDocument } from "../../src/ports/engines/document-reader.ts";
 import { EngineTenant } from "../../src/ports/engines/engine-tenant.ts";
 import type { ValidatedImage } from "../../src/ports/engines/image.ts";
 import type { OcrEngineShape, OcrRequest } from "../../src/ports/engines/ocr-engine.ts";
 import { InvalidImage } from "../../src/ports/errors.ts";
+import { queuedOcrEngine } from "../../src/queued-ocr-engine.ts";
 
 /**
- * A document's pages through the OCR engine's real capacity (queued-recognizer.ts and
+ * A document's pages through the OCR engine's real capacity (queued-ocr-engine.ts and
  * engine-capacity.ts: slots, turns by account, deadlines), with a recognition double in place of
  * Tesseract that notes when each page is read: pages are read as many at once as the engine has
  * workers, one more is drawn meanwhile, no more are held, the result keeps page order, and another
@@ -45,32 +45,32 @@ const engineWith = (workers: number, msFor: (label: string) => number, failing?:
   let reading = 0;
   let held = 0;
   const peaks = { reading: 0, held: 0 };
-  const engine = queuedRecognizer({
-    dependency: "double",
-    languages: ["eng"],
-    outputFormats: ["text"],
-    workers,
-    maxQueued: 64,
-    deadlineMs: 10_000,
-    recognizeOnce: async (request, signal) => {
-      const label = labelOf(request);
-      reading += 1;
-      peaks.reading = Math.max(peaks.reading, reading);
-      note("start", label);
-      try {
-        if (label === failing) throw new Error("this page breaks the engine");
-        await sleep(msFor(label), signal);
-        note("end", label);
-        return { text: `text of ${label}`, language: "eng", confidence: 90, outputFormat: "text" };
-      } catch (error) {
-        note("aborted", label);
-        throw error;
-      } finally {
-        reading -= 1;
-        held -= 1;
-      }
+  const engine = queuedOcrEngine(
+    {
+      dependency: "double",
+      languages: ["eng"],
+      workers,
+      recognizeOnce: async (request, signal) => {
+        const label = labelOf(request);
+        reading += 1;
+        peaks.reading = Math.max(peaks.reading, reading);
+        note("start", label);
+        try {
+          if (label === failing) throw new Error("this page breaks the engine");
+          await sleep(msFor(label), signal);
+          note("end", label);
+          return { text: `text of ${label}`, language: "eng", confidence: 90, page: { width: 100, height: 100 } };
+        } catch (error) {
+          note("aborted", label);
+          throw error;
+        } finally {
+          reading -= 1;
+          held -= 1;
+        }
+      },
     },
-  });
+    { maxQueued: 64, deadlineMs: 10_000 },
+  );
   const trace: Trace = { events, reading: () => reading, mostReading: () => peaks.reading, mostHeld: () => peaks.held };
   /** A document whose pages take `drawMs` to draw, like the PDF renderer's one thread. */
   const documentOf = (name: string, pages: number, drawMs = 20): OpenedDocument => ({

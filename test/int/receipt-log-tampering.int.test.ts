@@ -19,10 +19,13 @@ let original: ServiceProcess;
 let saved: string;
 let verifierKey: ReturnType<typeof parseVerifierKey>;
 const copies: Array<string> = [];
+let key: string;
 
 beforeAll(async () => {
   original = await startService();
   const account = await provisionAccount(original.env, "enterprise");
+  key = account.keys[0]!.key;
+  expect((await original.client.request("GET", "/api/user/profile", { key })).json.data.receipts).toEqual({ status: "published" });
   const image = (
     await sharp({ create: { width: 24, height: 24, channels: 3, background: "#48c" } })
       .png()
@@ -56,16 +59,34 @@ const EDITS: Record<string, ReadonlyArray<string>> = {
   ],
 };
 
+/** A copy of the original store with `sql` run on it. */
+const editedCopy = (sql: ReadonlyArray<string>): string => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "its-tampered-"));
+  copies.push(dataDir);
+  fs.cpSync(original.dataDir, dataDir, { recursive: true });
+  const db = new DatabaseSync(path.join(dataDir, "events.sqlite"));
+  for (const statement of sql) db.exec(statement);
+  db.close();
+  return dataDir;
+};
+
 describe("the receipts log against an edited store", () => {
+  it("withheld by a service started on the store, which says so in every profile", async () => {
+    const service = await startService({ dataDir: editedCopy(EDITS["a deleted charge"]!) });
+    try {
+      // The check runs as the service starts: the profile says so once it has.
+      const status = async () => (await service.client.request("GET", "/api/user/profile", { key })).json.data.receipts.status as string;
+      await expect.poll(status, { timeout: 10_000 }).toBe("withheld");
+      expect((await service.client.request("GET", "/api/ledger/checkpoint")).status).toBe(503);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it.each(Object.entries(EDITS))(
     "%s: itsctl names the first differing leaf, and the rebuilt log is not consistent with the saved checkpoint",
     async (_, sql) => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "its-tampered-"));
-      copies.push(dataDir);
-      fs.cpSync(original.dataDir, dataDir, { recursive: true });
-      const db = new DatabaseSync(path.join(dataDir, "events.sqlite"));
-      for (const statement of sql) db.exec(statement);
-      db.close();
+      const dataDir = editedCopy(sql);
       const env = { ...original.env, DATA_DIR: dataDir };
 
       const verified = await itsctl(env, ["ledger", "log", "verify"]);

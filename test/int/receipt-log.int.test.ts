@@ -1,16 +1,19 @@
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Effect, Layer, Stream } from "effect";
 import { describe, expect, it } from "vitest";
 import { ed25519NoteSignerLayer, makeEd25519NoteSigner } from "../../src/adapters/crypto/ed25519-note-signer.ts";
+import { inMemoryEventStoreLayer } from "../../src/adapters/event-store/in-memory-event-store.ts";
 import { sqliteReceiptLogLayer } from "../../src/adapters/projections/sqlite-receipt-log.ts";
 import { quotaEventCodec } from "../../src/application/event-sourcing/events/quota-events.ts";
 import { consistencyProofOf, currentCheckpoint, inclusionProofOf, receiptsOf, statementOf } from "../../src/application/receipts/receipts.ts";
 import type { Feature } from "../../src/domain/plan.ts";
 import type { QuotaEvent } from "../../src/domain/quota-ledger.ts";
-import type { RecordedEvent } from "../../src/ports/event-store.ts";
+import type { EventStore } from "../../src/ports/event-store.ts";
+import { type RecordedEvent } from "../../src/ports/event-store.ts";
 import { NoteSigner } from "../../src/ports/note-signer.ts";
 import { ReceiptLog } from "../../src/ports/receipt-log.ts";
 import { leafHash, verifyConsistency, verifyInclusion } from "../../verifier/merkle-proofs.mjs";
@@ -22,6 +25,7 @@ import { openCheckpoint, parseVerifierKey, parseVerifierKeys } from "../../verif
  * the use cases customers reach, and checked with the customer's own verifier (verifier/).
  */
 const ORIGIN = "receipts.example.test/log";
+const VERIFY_BILL = join(import.meta.dirname, "../../verifier/verify-bill.mjs");
 const seed = Buffer.alloc(32, 7);
 
 /** Quota ledger events as the store would record them, with increasing global positions. */
@@ -60,12 +64,15 @@ const history = () => {
   };
 };
 
+// The tests apply every event to the log themselves: the store a receipt lookup catches up from holds none after them.
+const noLaterEvents = inMemoryEventStoreLayer();
 const layerFor = (path: string) =>
-  Layer.merge(
+  Layer.mergeAll(
     sqliteReceiptLogLayer({ path, origin: ORIGIN }),
     ed25519NoteSignerLayer(ORIGIN, () => seed),
+    noLaterEvents,
   );
-const inLog = <A, E>(path: string, body: Effect.Effect<A, E, ReceiptLog | NoteSigner>) =>
+const inLog = <A, E>(path: string, body: Effect.Effect<A, E, ReceiptLog | NoteSigner | EventStore>) =>
   Effect.runPromise(Effect.scoped(Effect.provide(body, layerFor(path))));
 const applyAll = (events: ReadonlyArray<RecordedEvent>) =>
   Effect.gen(function* () {
@@ -185,6 +192,35 @@ describe("the receipts log", () => {
       expect(consistent, name).toBe(false);
     }
   });
+
+  it("has verify-bill exit 1 naming a kept receipt that a log rewritten without it contradicts, where the statement alone passes", async () => {
+    const h = history();
+    const requests = Array.from({ length: 6 }, () => h.request("acc_a", "commit"));
+    const dir = mkdtempSync(join(tmpdir(), "its-receipts-"));
+    const signer = makeEd25519NoteSigner(ORIGIN, seed);
+    const [kept] = await inLog(join(dir, "a.sqlite"), Effect.andThen(applyAll(h.events), receiptsOf("acc_a", requests[2]!)));
+    // The third request's charge deleted from the store, and the log made again from it: a customer with no saved checkpoint.
+    const rewritten = h.events.filter((event) => !(event.type === "QuotaCommitted" && event.data["requestId"] === requests[2]));
+    const statement = await inLog(
+      join(dir, "a.sqlite"),
+      Effect.gen(function* () {
+        yield* (yield* ReceiptLog).rebuild(Stream.fromIterable(rewritten));
+        return yield* statementOf("acc_a", "2026-11");
+      }),
+    );
+    const key = parseVerifierKey(signer.verifierKey);
+    expect(checkStatement({ statement, verifierKey: key })).toEqual([]);
+    const files = { key: join(dir, "key.txt"), statement: join(dir, "statement.json"), receipt: join(dir, "kept-receipt.json") };
+    writeFileSync(files.key, `${signer.verifierKey}\n`);
+    writeFileSync(files.statement, JSON.stringify({ success: true, data: statement }));
+    writeFileSync(files.receipt, JSON.stringify({ success: true, data: { requestId: requests[2], receipt: kept } }));
+    const verifyBill = (...extra: Array<string>) =>
+      spawnSync(process.execPath, [VERIFY_BILL, "--key", files.key, "--statement", files.statement, ...extra], { encoding: "utf8" });
+    expect(verifyBill().status).toBe(0);
+    const refused = verifyBill("--receipt", files.receipt);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toContain(`FAIL kept receipt ${files.receipt} (charge of ${requests[2]}, leaf 2): the statement holds another receipt there`);
+  });
 });
 
 describe("the receipts log's key, rotated", () => {
@@ -206,7 +242,7 @@ describe("the receipts log's key, rotated", () => {
                 keys: [signer.verifierKey, ...signer.earlierVerifierKeys],
               };
             }),
-            Layer.merge(sqliteReceiptLogLayer({ path, origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, seedOf, generation)),
+            Layer.mergeAll(sqliteReceiptLogLayer({ path, origin: ORIGIN }), ed25519NoteSignerLayer(ORIGIN, seedOf, generation), noLaterEvents),
           ),
         ),
       );

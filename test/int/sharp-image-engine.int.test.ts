@@ -1,27 +1,14 @@
-import { Effect, Exit, Layer } from "effect";
+import { Effect, Exit } from "effect";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { BlazeFaceDetectorLive } from "../../src/adapters/faces/blazeface-face-detector.ts";
-import { makeSharpImageEngine, sharpImageEngineLayer } from "../../src/adapters/image/sharp-image-engine.ts";
+import { makeSharpImageEngine } from "../../src/adapters/image/sharp-image-engine.ts";
 import { makeSharpImageInspector } from "../../src/adapters/image/sharp-image-inspector.ts";
 import { type Template } from "../../src/domain/template-catalog/template.ts";
 import { findTemplate } from "../../src/domain/template-catalog/template-catalog.ts";
 import type { RenderedImage } from "../../src/ports/engines/image.ts";
-import { ImageEngine } from "../../src/ports/engines/image-engine.ts";
 import { ellipsePersonSegmenter } from "../support/ellipse-person-segmenter.ts";
-import {
-  alphaPng,
-  animatedGif,
-  cmykJpeg,
-  exifRotatedJpeg,
-  palettePng,
-  photoJpeg,
-  photoPng,
-  photoTiff,
-  sceneSvg,
-  sixteenBitPng,
-} from "../support/image-fixtures.ts";
-import { decodeRgba, meanRgba, pixelAt } from "../support/pixels.ts";
+import { alphaPng, animatedGif, cmykJpeg, palettePng, photoJpeg, photoPng, photoTiff, sceneSvg, sixteenBitPng } from "../support/image-fixtures.ts";
+import { decodeRgba, meanRgba } from "../support/pixels.ts";
 
 const template = (type: string, name: string): Template => {
   const lookup = findTemplate(type, name);
@@ -39,21 +26,8 @@ const render = async (bytes: Uint8Array, t: Template): Promise<RenderedImage> =>
 const square = template("social", "instagram-square");
 const story = template("social", "instagram-story");
 
+/** The port's rules (size, format, orientation, transcoding, designs) are in test/contract/sharp-image-engine.contract.test.ts. */
 describe("SharpImageEngine renders social templates", () => {
-  it("crops a landscape photo to the template's size and format", async () => {
-    const out = await render(await photoJpeg(1200, 800), square);
-    expect(out).toMatchObject({ format: "jpeg", contentType: "image/jpeg", width: 1080, height: 1080 });
-    const decoded = await decodeRgba(out.bytes);
-    expect([decoded.width, decoded.height]).toEqual([1080, 1080]);
-  });
-
-  it("reports the size of what it encoded", async () => {
-    const out = await render(await photoJpeg(1200, 800), story);
-    const decoded = await decodeRgba(out.bytes);
-    expect([out.width, out.height]).toEqual([decoded.width, decoded.height]);
-    expect([out.width, out.height]).toEqual([1080, 1920]);
-  });
-
   it.each([
     ["CMYK JPEG", cmykJpeg],
     ["16-bit PNG", sixteenBitPng],
@@ -83,32 +57,10 @@ describe("SharpImageEngine renders social templates", () => {
     expect(Math.max(g, b)).toBeLessThan(60);
   });
 
-  it("honours EXIF orientation", async () => {
-    // Stored 800×500 with a red left column, orientation 6: displayed 500×800 with a red top row.
-    const out = await render(await exifRotatedJpeg(800, 500), template("social", "youtube-thumbnail"));
-    const decoded = await decodeRgba(out.bytes);
-    expect([decoded.width, decoded.height]).toEqual([1280, 720]);
-    const top = pixelAt(decoded, decoded.width / 2, 2);
-    const bottom = pixelAt(decoded, decoded.width / 2, decoded.height - 3);
-    expect(top[0]).toBeGreaterThan(180);
-    expect(bottom[2]).toBeGreaterThan(150);
-  });
-
   it("never asks the segmenter for a mask", async () => {
     const before = segmenter.calls();
     await render(await photoJpeg(), square);
     expect(segmenter.calls()).toBe(before);
-  });
-
-  it("works when wired as a layer", async () => {
-    const image = await Effect.runPromise(inspector.inspect(await photoJpeg()));
-    const program = Effect.gen(function* () {
-      return yield* (yield* ImageEngine).render(image, square);
-    });
-    const out = await Effect.runPromise(
-      program.pipe(Effect.provide(sharpImageEngineLayer().pipe(Layer.provide(Layer.merge(segmenter.layer, BlazeFaceDetectorLive()))))),
-    );
-    expect(out.width).toBe(1080);
   });
 });
 

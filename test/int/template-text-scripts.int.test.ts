@@ -1,12 +1,16 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Effect, ManagedRuntime } from "effect";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useShippedFontconfig } from "../../src/adapters/image/fonts/fontconfig-file.ts";
+import { sharedFontCacheFolder, shippedFontFolders } from "../../src/adapters/image/fonts/shipped-font-families.ts";
 import { makeDesignRenderer } from "../../src/adapters/image/sharp-design-renderer.ts";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import type { Design, TemplateFont } from "../../src/domain/account-templates/account-template-design.ts";
 import { OcrEngine, type OcrLanguage } from "../../src/ports/engines/ocr-engine.ts";
+import { queuedOcrEngineLayer } from "../../src/queued-ocr-engine.ts";
 import { cerCount, cerPercent } from "../support/character-error-rate.ts";
 
 /**
@@ -16,7 +20,8 @@ import { cerCount, cerPercent } from "../support/character-error-rate.ts";
  * joined and right to left, Hebrew right to left, Chinese broken between characters. To refresh
  * them after a deliberate change (fonts, Pango, the text fitting), run this file with
  * UPDATE_TEMPLATE_GOLDENS=1, LOOK at every PNG written under test/fixtures/template-text/, and
- * commit them only if they read right.
+ * commit them only if they read right. The text is drawn with the fonts the service ships (issue 45),
+ * through the fontconfig file the service writes, never with the machine's own fonts.
  */
 const GOLDENS = path.join(import.meta.dirname, "../fixtures/template-text");
 const UPDATE = process.env["UPDATE_TEMPLATE_GOLDENS"] === "1";
@@ -59,6 +64,7 @@ const designOf = ({ font, align, text }: Script): Design => ({
   layers: [{ type: "text", name: "body", box: BOX, font, weight: 700, color: "#000000", maxSize: 48, minSize: 20, align, lineHeight: 1.3, text }],
 });
 
+useShippedFontconfig(fs.mkdtempSync(path.join(os.tmpdir(), "its-fonts-")), shippedFontFolders(), sharedFontCacheFolder());
 const render = makeDesignRenderer({ maxPixels: 10_000_000, timeoutSeconds: 30 });
 const rendered = new Map<string, Buffer>();
 
@@ -129,7 +135,7 @@ describe("text layers in every script the fonts cover", () => {
   });
 
   describe("read back by the project's OCR", () => {
-    const runtime = ManagedRuntime.make(TesseractOcrEngine.layer());
+    const runtime = ManagedRuntime.make(queuedOcrEngineLayer()(TesseractOcrEngine.layer()));
     afterAll(() => runtime.dispose());
     it.each(SCRIPTS.filter((script) => script.ocr !== undefined).map((script) => [script.name, script] as const))(
       "%s: shaped and ordered, read at its character error rate bound",

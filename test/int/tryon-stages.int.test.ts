@@ -8,6 +8,7 @@ import { detectGarment } from "../../src/adapters/tryon/garment/garment-mask.ts"
 import { analyseGarment, PART } from "../../src/adapters/tryon/garment/garment-parts.ts";
 import { layParts } from "../../src/adapters/tryon/garment/part-layers.ts";
 import { fitThinPlateSpline } from "../../src/adapters/tryon/garment/thin-plate-spline.ts";
+import { hairInFront } from "../../src/adapters/tryon/hair-in-front.ts";
 import { fittedQuad, locateTorso } from "../../src/adapters/tryon/torso.ts";
 import { torsoCoverage } from "../../src/adapters/tryon/torso-coverage.ts";
 import * as fixtures from "../fixtures/tryon/tryon-fixtures.ts";
@@ -160,7 +161,7 @@ describe("try-on stages", () => {
     expect(at(3, 5, 1)).toBeCloseTo(0.5, 5);
   });
 
-  it("measures coverage over the torso within the silhouette, less the arms in front and the face", () => {
+  it("measures coverage over the torso within the silhouette, less the arms and hair in front and the face", () => {
     const width = 100;
     const height = 100;
     // The garment covers the left half of the frame, fully opaque.
@@ -174,12 +175,43 @@ describe("try-on stages", () => {
     ];
     const person = { values: new Float32Array(50 * 50).fill(1), width: 50, height: 50 };
     const noFace = { cx: -100, cy: -100, rx: 1, ry: 1 };
-    expect(torsoCoverage({ rgba, width, height }, quad, person, [], noFace)).toBeCloseTo(0.5, 2);
+    const noHair = { values: new Float32Array(25 * 25), width: 25, height: 25 };
+    expect(torsoCoverage({ rgba, width, height }, quad, person, [], noFace, noHair)).toBeCloseTo(0.5, 2);
     // An arm in front over the uncovered half's middle: less torso, the same covered part.
     const arm = { a: { x: 65, y: 10 }, b: { x: 65, y: 90 }, radius: 5 };
-    expect(torsoCoverage({ rgba, width, height }, quad, person, [arm], noFace)).toBeCloseTo(30 / 50, 2);
+    expect(torsoCoverage({ rgba, width, height }, quad, person, [arm], noFace, noHair)).toBeCloseTo(30 / 50, 2);
+    // Hair in front over the covered half's rows 20-40 (its map at 2 px a cell): less torso, less of it covered.
+    const hair = {
+      width: 50,
+      height: 50,
+      values: Float32Array.from({ length: 2500 }, (_, i) => (i >= 10 * 50 && i < 20 * 50 && i % 50 >= 10 && i % 50 < 25 ? 1 : 0)),
+    };
+    expect(torsoCoverage({ rgba, width, height }, quad, person, [], noFace, hair)).toBeCloseTo(1200 / 3000, 2);
     // Outside the silhouette (its right half) is not torso.
     const left = { ...person, values: Float32Array.from({ length: 2500 }, (_, i) => (i % 50 < 25 ? 1 : 0)) };
-    expect(torsoCoverage({ rgba, width, height }, quad, left, [], noFace)).toBeCloseTo(1, 2);
+    expect(torsoCoverage({ rgba, width, height }, quad, left, [], noFace, noHair)).toBeCloseTo(1, 2);
+  });
+
+  it("keeps hair in front only over the torso, and only where its colour is the hair's above the shoulders", () => {
+    const size = 100;
+    // Blonde everywhere, a black patch (dark clothes the model reads as hair) at x 40-60, y 60-80.
+    const data = new Uint8Array(3 * size * size);
+    for (let i = 0; i < size * size; i++)
+      data.set((i % size) - 40 >= 0 && i % size < 60 && i >= 60 * size && i < 80 * size ? [10, 10, 10] : [200, 160, 100], 3 * i);
+    const image = { data, width: size, height: size, channels: 3 as const };
+    const hair = { values: new Float32Array(size * size).fill(1), width: size, height: size };
+    const quad = [
+      { x: 30, y: 20 },
+      { x: 70, y: 20 },
+      { x: 70, y: 90 },
+      { x: 30, y: 90 },
+    ];
+    const front = hairInFront(hair, image, quad, 40);
+    const at = (x: number, y: number) => front.values[y * size + x]!;
+    expect(at(50, 40)).toBeCloseTo(1, 5);
+    expect(at(50, 10)).toBeCloseTo(1, 5); // over the shoulders' tops, above the shoulder line
+    expect(at(50, 70)).toBe(0); // dark clothes, not hair
+    expect(at(10, 50)).toBe(0); // beside the torso: behind the shoulders
+    expect(at(50, 98)).toBe(0); // below the hips
   });
 });

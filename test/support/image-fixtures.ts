@@ -140,3 +140,20 @@ export const noisyPng = async (width = 800, height = 600) => {
     .png()
     .toBuffer();
 };
+
+/** A photo-like JPEG (gradient, shapes, grain): at 3000×2000 about 2.3 MB, as a phone's photo is; the benchmarks' request image. */
+export const grainyPhotoJpeg = async (width = 3000, height = 2000): Promise<Buffer> => {
+  const scene = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#3a6ea5"/>
+    <stop offset="0.5" stop-color="#c0a060"/><stop offset="1" stop-color="#a03030"/></linearGradient></defs>
+    <rect width="100%" height="100%" fill="url(#g)"/>
+    <circle cx="${width * 0.65}" cy="${height * 0.4}" r="${height * 0.2}" fill="#e8b890"/>
+    <rect x="${width * 0.1}" y="${height * 0.55}" width="${width * 0.3}" height="${height * 0.35}" fill="#208040"/></svg>`);
+  const grain = await sharp({ create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 18 } } })
+    .png()
+    .toBuffer();
+  return sharp(scene)
+    .composite([{ input: grain, blend: "overlay" }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+};

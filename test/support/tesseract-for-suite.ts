@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from "vitest";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
 import { OcrEngine, type OcrRequest } from "../../src/ports/engines/ocr-engine.ts";
 import type { DependencyUnavailable } from "../../src/ports/errors.ts";
+import { queuedOcrEngineLayer } from "../../src/queued-ocr-engine.ts";
 
 /**
  * The Tesseract engine with one worker for a whole test file (made before its tests, disposed
@@ -14,7 +15,7 @@ import type { DependencyUnavailable } from "../../src/ports/errors.ts";
 export const tesseractForSuite = () => {
   let runtime: ManagedRuntime.ManagedRuntime<OcrEngine, DependencyUnavailable> | undefined;
   beforeAll(() => {
-    runtime = ManagedRuntime.make(TesseractOcrEngine.layer({ workers: 1, deadlineMs: 120_000 }));
+    runtime = ManagedRuntime.make(queuedOcrEngineLayer({ deadlineMs: 120_000 })(TesseractOcrEngine.layer({ workers: 1 })));
   });
   afterAll(async () => {
     await runtime?.dispose();

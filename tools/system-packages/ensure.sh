@@ -2,8 +2,12 @@
 # What the test suite needs from the machine besides npm, checked by what it does rather than by
 # package name, and installed from Debian where missing. `npm test` runs this first, so the README's
 # two commands work on a fresh machine:
-#   - fonts for the generated OCR corpus and template text layers: Latin, CJK, Arabic and Hebrew
-#     (fontconfig, DejaVu, Noto);
+#   - fonts for the OCR pages the tests draw themselves, never for the service (its text layers draw
+#     with the fonts npm installs: docs/fonts.md): DejaVu for the Latin, Greek, Cyrillic and Hebrew
+#     pages and the receipts (test/support/ocr-corpus.ts, ocr-world-corpus.ts, a4-text-document.ts,
+#     document-fixtures.ts), Noto Sans CJK for the Chinese, Japanese and Korean pages (ocr-corpus.ts,
+#     ocr-world-corpus.ts), Noto Naskh or Sans Arabic for the Arabic pages (ocr-corpus.ts);
+#     fontconfig's fc-list answers the checks;
 #   - chromium, which runs the console's browser tests (driven by playwright-core);
 #   - the tesseract CLI with English, OSD, traditional Chinese, Hindi and Arabic: the native baseline
 #     the held-out and mixed-script OCR pages are compared with;
@@ -28,7 +32,6 @@ needs=(
   "fonts (DejaVu Sans)|font 'DejaVu Sans'|fontconfig fonts-dejavu-core"
   "fonts (Noto Sans CJK)|font 'Noto Sans CJK JP'|fontconfig fonts-noto-cjk"
   "fonts (Noto Arabic)|arabic_font|fontconfig fonts-noto-core"
-  "fonts (Noto Sans Hebrew)|font 'Noto Sans Hebrew'|fontconfig fonts-noto-core"
   "chromium|chromium_found|chromium"
   "tesseract CLI with eng|tesseract_reads eng|tesseract-ocr tesseract-ocr-eng"
   "tesseract CLI with osd|tesseract_reads osd|tesseract-ocr tesseract-ocr-osd"
@@ -56,7 +59,7 @@ check() {
 
 check
 if [ ${#missing_what[@]} -eq 0 ]; then
-  echo "system-packages: present: fonts (Latin, CJK, Arabic, Hebrew), chromium, tesseract CLI (eng, osd, chi_tra, hin, ara), docker-compose, promtool, poppler-utils"
+  echo "system-packages: present: fonts for the OCR pages (Latin, CJK, Arabic), chromium, tesseract CLI (eng, osd, chi_tra, hin, ara), docker-compose, promtool, poppler-utils"
   exit 0
 fi
 

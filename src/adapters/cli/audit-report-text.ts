@@ -5,8 +5,8 @@ import type { ChainVerification } from "../../application/hash-chains/verify-cha
 /** The audit report as an operator reads it in a terminal: the history, the totals, then the checks. */
 const pad = (text: string, width: number) => text.padEnd(width);
 
-const counts = (c: { committed: number; refused: number; released: number; reserved: number }) =>
-  `${c.committed} transformation(s), ${c.refused} refusal(s), ${c.released} released, ${c.reserved} reserved`;
+const counts = (c: AuditReport["totals"]["lines"][number] | AuditReport["totals"]) =>
+  `${c.committed} unit(s) committed, ${c.released} unit(s) released, ${c.reserved} unit(s) reserved, ${c.refusedRequests} request(s) refused (${c.refusedUnits} unit(s))`;
 
 export const auditReportText = (report: AuditReport): string => {
   const { account, verification } = report;

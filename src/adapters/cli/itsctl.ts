@@ -7,10 +7,11 @@ import { issueInvitation, revokeInvitations } from "../../application/access/hol
 import { storeIdentityLayer } from "../../application/event-sourcing/store-identity.ts";
 import { coreLayer, projectionsLayer, receiptLogLayer } from "../../composition.ts";
 import type { Config } from "../../config.ts";
-import { type EventStoreSelection, loadConfig } from "../../config.ts";
+import { loadConfig } from "../../config.ts";
 import { KEY_ID_PATTERN } from "../../domain/api-key.ts";
 import { describeRestrictions } from "../../domain/describe-restrictions.ts";
 import { PLAN_IDS, type PlanId } from "../../domain/plan.ts";
+import { describeStore, type EventStoreSelection, storeLocationHelp } from "../../event-store-registry.ts";
 import { defaultPublicBaseUrl } from "../http/server/public-base-url.ts";
 import { loadServerSecrets } from "../security/server-secret.ts";
 import { maskUrlSecrets } from "../security/url-secrets.ts";
@@ -25,7 +26,7 @@ import {
   scopesArgument,
 } from "./key-restriction-options.ts";
 import { registerReceiptLogCommands } from "./receipt-log-commands.ts";
-import { describeStore, migrateStore, parseStoreSpec } from "./store-migrate.ts";
+import { migrateStore, parseStoreSpec } from "./store-migrate.ts";
 
 /**
  * itsctl: the operator's tool. It reads the same configuration as the server and appends to the
@@ -213,8 +214,8 @@ export const itsctl = (): Command => {
   store
     .command("migrate")
     .description("copy every event, in order, into an empty store of any kind, then verify count and SHA-256; stop the service first")
-    .requiredOption("--from <store>", "source: sqlite:PATH, postgres:URL or kurrentdb:URL", parseStoreSpec)
-    .requiredOption("--to <store>", "target (empty): sqlite:PATH, postgres:URL[?schema=name] or kurrentdb:URL", parseStoreSpec)
+    .requiredOption("--from <store>", `source: ${storeLocationHelp}`, parseStoreSpec)
+    .requiredOption("--to <store>", `target (empty): ${storeLocationHelp}`, parseStoreSpec)
     .option("--json", "print JSON")
     .action(async (options: { from: EventStoreSelection; to: EventStoreSelection; json?: boolean }) => {
       const copied = await migrateStore(options.from, options.to);

@@ -1,9 +1,8 @@
 import fs from "node:fs";
-import path from "node:path";
 import { Context, Effect, Layer } from "effect";
 import { copyAllEvents, type EventsSummary } from "../../application/event-sourcing/copy-events.ts";
-import { eventStoreLayerFor } from "../../composition.ts";
-import { ConfigError, type EventStoreSelection, postgresLocation } from "../../config.ts";
+import { ConfigError } from "../../config-error.ts";
+import { describeStore, eventStoreLayerFor, type EventStoreSelection, parseStoreLocation, storeLocationHelp } from "../../event-store-registry.ts";
 import { EventStore } from "../../ports/event-store.ts";
 import { nodeSha256 } from "../crypto/node-sha256.ts";
 
@@ -13,38 +12,18 @@ import { nodeSha256 } from "../crypto/node-sha256.ts";
  */
 export class MigrationError extends Error {}
 
-const SPEC_HELP = "sqlite:PATH, postgres:postgres://user@host:5432/db[?schema=name] or kurrentdb:kurrentdb://host:2113[?tls=false]";
-
-/** Parses `sqlite:PATH`, `postgres:URL` or `kurrentdb:URL`. */
+/** Parses `KIND:LOCATION` for any event store kind (`sqlite:PATH`, `postgres:URL`, …). */
 export const parseStoreSpec = (spec: string): EventStoreSelection => {
-  const colon = spec.indexOf(":");
-  const kind = colon < 0 ? "" : spec.slice(0, colon);
-  const location = spec.slice(colon + 1);
-  if (location === "") throw new MigrationError(`not a store: "${spec}" (expected ${SPEC_HELP})`);
-  switch (kind) {
-    case "sqlite":
-      return { kind, path: path.resolve(location) };
-    case "postgres":
-      try {
-        return { kind, ...postgresLocation(location) };
-      } catch (error) {
-        throw new MigrationError(error instanceof ConfigError ? error.message : String(error));
-      }
-    case "kurrentdb":
-      if (!/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//.test(location))
-        throw new MigrationError(`not a KurrentDB URL in "${spec}" (expected ${SPEC_HELP})`);
-      return { kind, url: location };
-    default:
-      throw new MigrationError(`not a store: "${spec}" (expected ${SPEC_HELP})`);
+  const notAStore = () => new MigrationError(`not a store: "${spec}" (expected ${storeLocationHelp})`);
+  if (spec.slice(spec.indexOf(":") + 1) === "") throw notAStore();
+  let selection: EventStoreSelection | undefined;
+  try {
+    selection = parseStoreLocation(spec);
+  } catch (error) {
+    throw new MigrationError(error instanceof ConfigError ? `${error.message} in "${spec}"` : String(error));
   }
-};
-
-/** A store named for messages, without any password in its URL. */
-export const describeStore = (selection: EventStoreSelection): string => {
-  if (selection.kind === "sqlite") return `sqlite:${selection.path}`;
-  const url = new URL(selection.url);
-  if (url.password !== "") url.password = "***";
-  return selection.kind === "postgres" ? `postgres:${url.href} (schema ${selection.schema})` : `kurrentdb:${url.href}`;
+  if (selection === undefined) throw notAStore();
+  return selection;
 };
 
 const open = (selection: EventStoreSelection) => Layer.build(eventStoreLayerFor(selection)).pipe(Effect.map((context) => Context.get(context, EventStore)));

@@ -41,9 +41,13 @@ const pdfInspectDeadlineMs = 600;
 /** The thread (with PDFium's memory) stops this long after its last job. */
 const threadIdleMs = 60_000;
 
-/** Pages handed to the OCR engine: PNG, fast compression. */
+/**
+ * Pages handed to the OCR engine: PNG, fast compression; grey stays grey (libvips would write a
+ * one-band raw image as RGB: three times the bytes to deflate and inflate, then grey again).
+ */
 const pngOf = (raster: Raster<1 | 3>) =>
   sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } })
+    .toColourspace(raster.channels === 1 ? "b-w" : "srgb")
     .png({ compressionLevel: 1, adaptiveFiltering: false })
     .toBuffer();
 
@@ -112,10 +116,13 @@ export const makeDocumentReader = (inspector: ImageInspectorShape, thread: Docum
           });
         }
       }
+      // Every page's job names the whole file: shared with the thread, not copied for each page (10 MiB each).
+      const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+      shared.set(bytes);
       const page = (index: number) =>
         Effect.gen(function* () {
           const rendered = yield* onThread<RenderedPage>(
-            { kind: "pdf-render", bytes, page: index, dpi: pdfDpi, maxPixels: pagePixels },
+            { kind: "pdf-render", bytes: shared, page: index, dpi: pdfDpi, maxPixels: pagePixels },
             deadlineMs,
             threadFailure(`page ${index + 1} of the PDF`, engineTimeout),
           );

@@ -66,6 +66,16 @@ const answer = (job: DocumentJob, outcome: { readonly result: DocumentJobResult 
   return { kind: refused ? "refused" : "failed", id: job.id, message };
 };
 
+/**
+ * A page's pixels are handed over, not copied (8.7 MB for an A4 page at 300 dpi): nothing here
+ * reads them again. Only a buffer they fill alone: a shared one, or one they are a view into, is copied.
+ */
+const transferable = (message: DocumentThreadMessage): Array<ArrayBuffer> => {
+  if (message.kind !== "done" || !("data" in message.result)) return [];
+  const { buffer, byteOffset, byteLength } = message.result.data;
+  return buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength ? [buffer] : [];
+};
+
 const port = parentPort;
 if (port !== null) {
   let poisoned = false;
@@ -84,7 +94,7 @@ if (port !== null) {
       )
       .then((message) => {
         poisoned = message.kind === "poisoned";
-        port.postMessage(message);
+        port.postMessage(message, transferable(message));
       });
   });
 }

@@ -9,7 +9,6 @@ import { FINE_SIDE } from "./blazeface-decoding.ts";
 import type { FaceThreadSetup } from "./face-thread.ts";
 
 const threadUrl = new URL("./face-thread.ts", import.meta.url);
-const DETECTION_NICENESS = 10;
 
 /**
  * FaceDetector on BlazeFace, run by onnxruntime-node in a thread of its own (face-thread.ts), so
@@ -21,9 +20,11 @@ const DETECTION_NICENESS = 10;
  * Two onnxruntime threads by default, which sleep between operators instead of spinning (spinning,
  * they took 2.5 times the CPU): a 576×384 fine run 13 ms instead of 20 for a sixth more CPU, the
  * time detection adds to a crop a quarter less, and no throughput lost with every core busy
- * (bench:faces, bench:generate, 2026-11-27). The thread runs below the
- * event loop's priority, as the try-on's does: on a loaded machine the loop then stalls no longer
- * with detection than without (bench/face-detection-cost.ts), for no measurable cost in latency.
+ * (bench:faces, bench:generate, 2026-11-27). The thread runs at the priority of the libvips
+ * threads beside it, not below: a crop waits for its faces in one of the image engine's few slots,
+ * and below the request thread and libvips, while a burst's bodies were parsed, detection starved
+ * and held the slots idle (a burst of 20 took 8.2 s with 5 refused, 6.2 s with none at the same
+ * priority; bench:burst).
  */
 export const BlazeFaceDetectorLive = (options: { readonly threads?: number; readonly niceness?: number } = {}) =>
   Layer.effect(FaceDetector)(
@@ -32,7 +33,7 @@ export const BlazeFaceDetectorLive = (options: { readonly threads?: number; read
       const startThread = () =>
         startModelThread<FacePixels, ReadonlyArray<Face>>(
           threadUrl,
-          { threads: options.threads ?? 2, niceness: options.niceness ?? DETECTION_NICENESS } satisfies FaceThreadSetup,
+          { threads: options.threads ?? 2, niceness: options.niceness ?? 0 } satisfies FaceThreadSetup,
           "face",
         );
       const threadOnce = () => {

@@ -1,6 +1,16 @@
 import { Effect } from "effect";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import { type Box, type Face, type Focus, needsFaces, placeCropWindow, type Size, transformFace } from "../../domain/crop-window.ts";
+import {
+  type Box,
+  type CropPlacement,
+  type Face,
+  type FocalPoint,
+  type Focus,
+  needsFaces,
+  placeCropWindow,
+  type Size,
+  transformFace,
+} from "../../domain/crop-window.ts";
 import type { TemplateStep } from "../../domain/template-catalog/template.ts";
 import type { FaceDetectorShape } from "../../ports/engines/face-detector.ts";
 import type { Framing, ValidatedImage } from "../../ports/engines/image.ts";
@@ -46,6 +56,26 @@ const scaledTo = (decoding: Sharp, size: Size, scale: number): Sharp =>
 /** Faces in a raster, in the upload's pixels; none unless the focus looks for them. */
 export const facesIn = (raster: Raster, mapping: UploadMapping, focus: Focus, detector: FaceDetectorShape | undefined) =>
   detector && needsFaces(focus) ? Effect.map(detector.detect(raster), (found) => found.map((face) => faceToUpload(face, mapping))) : Effect.succeed([]);
+
+/**
+ * A cover crop at a fixed place (the centre, or a point), as one libvips pipeline from the upload:
+ * decoded (shrunk on load where the format allows), cut, scaled, and left for the caller to encode,
+ * so that no copy of the pixels is made in between. Attention and faces keep the raster path
+ * (coverFromUpload): there the window is searched on the copy scaled to cover the box, and "auto"
+ * without faces must cut where "attention" does.
+ */
+export const coverAtFixedPlace = (decoder: () => Sharp, image: Size, step: CoverStep, focus: "centre" | FocalPoint) => {
+  const window = orCentre(image, step, placeCropWindow(image, step, focus, []));
+  const fill = { width: step.width, height: step.height, fit: "cover", withoutEnlargement: step.enlarge === false } as const;
+  return { pipeline: decoder().extract(window.window).resize(fill), framing: { crop: { ...window.window, by: window.by }, faces: [] } satisfies Framing };
+};
+
+/** A placement left to attention, where attention is not to search: the centre's window instead. */
+const orCentre = (image: Size, step: CoverStep, placement: CropPlacement): Exclude<CropPlacement, { by: "attention" }> => {
+  const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
+  if (window.by === "attention") throw new Error("a centre placement is never left to attention");
+  return window;
+};
 
 /**
  * Crops a raster to fill the step's box where the focus puts the window (crop-window.ts), faces
@@ -120,8 +150,7 @@ export const coverFromUpload = <E>(
         )
       : given;
     const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, found);
-    const window = placement.by === "attention" ? placeCropWindow(image, step, "centre", []) : placement;
-    if (window.by === "attention") return yield* Effect.die(new Error("a centre placement is never left to attention"));
+    const window = orCentre(image, step, placement);
     const { raster } = yield* run(decoder().extract(window.window).resize({ width: step.width, height: step.height, fit: "cover" }));
     return { raster, framing: { crop: { ...window.window, by: window.by }, faces: found } };
   });

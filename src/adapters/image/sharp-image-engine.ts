@@ -1,17 +1,17 @@
 import { Effect, Layer } from "effect";
-import sharp, { type Sharp } from "sharp";
+import sharp, { type OutputInfo, type Sharp } from "sharp";
 import { MEDIA_TYPES } from "../../domain/negotiate-format.ts";
 import type { TemplateStep } from "../../domain/template-catalog/template.ts";
 import { FaceDetector, type FaceDetectorShape } from "../../ports/engines/face-detector.ts";
-import type { RenderedImage, RenderedTemplate, ValidatedImage } from "../../ports/engines/image.ts";
+import type { Placeholder, RenderedImage, RenderedTemplate, ValidatedImage } from "../../ports/engines/image.ts";
 import type { Framing } from "../../ports/engines/image.ts";
 import { ImageEngine, type ImageEngineShape } from "../../ports/engines/image-engine.ts";
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/engines/person-segmenter.ts";
 import type { EngineTimeout } from "../../ports/errors.ts";
 import { InvalidImage } from "../../ports/errors.ts";
-import { coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { coverAtFixedPlace, coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
 import { libvipsExecutor } from "./libvips-execute.ts";
-import { placeholderOf } from "./placeholders.ts";
+import { placeholderOf, placeholderOfEncoded } from "./placeholders.ts";
 import type { Raster } from "./raster.ts";
 import { makeDesignRenderer } from "./sharp-design-renderer.ts";
 import { encoder } from "./sharp-encoder.ts";
@@ -87,6 +87,16 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           (cause: unknown): Effect.Effect<never> =>
             Effect.die(new Error(`template ${name}: ${what}`, { cause }));
 
+        const rendered = (framing: Framing | undefined, placeholder: Placeholder, bytes: Buffer, info: OutputInfo): RenderedTemplate => ({
+          ...(framing ? { framing } : {}),
+          placeholder,
+          bytes,
+          format: template.output.format,
+          contentType: MEDIA_TYPES[template.output.format],
+          width: info.width,
+          height: info.height,
+        });
+
         let mask: Effect.Success<ReturnType<PersonSegmenterShape["segment"]>> | undefined;
         /** False once a step has cropped, padded or framed: a mask of the upload would no longer line up. */
         let maskAligned = true;
@@ -122,6 +132,17 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
         };
 
         const first = template.steps[0];
+        // A template that is one crop to fill at a fixed place never becomes a raster of ours.
+        const fixed = isCover(first) ? focusFor(first) : undefined;
+        if (isCover(first) && template.steps.length === 1 && (fixed === "centre" || typeof fixed === "object")) {
+          const cover = coverAtFixedPlace(() => decoder(image), image, first, fixed);
+          const { data, info } = yield* execute(
+            () => encoder(cover.pipeline.timeout({ seconds: timeoutSeconds }).toColourspace("srgb"), template.output).toBuffer({ resolveWithObject: true }),
+            undecodable(image),
+          );
+          const placeholder = yield* execute(() => placeholderOfEncoded(data), defect("the placeholder failed"));
+          return rendered(cover.framing, placeholder, data, info);
+        }
         const fromUpload = isCover(first)
           ? framed(
               first,
@@ -156,16 +177,7 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
           () => encoder(open(raster).timeout({ seconds: timeoutSeconds }), template.output).toBuffer({ resolveWithObject: true }),
           defect(`encoding ${template.output.format} failed`),
         );
-        const rendered: RenderedTemplate = {
-          ...(framing ? { framing } : {}),
-          placeholder,
-          bytes: data,
-          format: template.output.format,
-          contentType: MEDIA_TYPES[template.output.format],
-          width: info.width,
-          height: info.height,
-        };
-        return rendered;
+        return rendered(framing, placeholder, data, info);
       }),
   };
 };

@@ -1,4 +1,7 @@
-import { type OcrBlock, type OcrBox, ocrLanguageCatalogue } from "../../ports/engines/ocr-engine.ts";
+import { type OcrBlock, type OcrBox, ocrLanguageCatalogue, type OcrOutputFormat, type OcrRequest, type OcrResult } from "../../ports/engines/ocr-engine.ts";
+import type { OcrReading } from "../../ports/engines/ocr-recognizer.ts";
+import { searchablePdf } from "../pdf/searchable-pdf.ts";
+import { printResolution } from "./ocr-image-preparation.ts";
 
 /**
  * hOCR and TSV written from the engine-neutral layout, so that every engine gives the same
@@ -62,4 +65,31 @@ export const toHocr = (blocks: ReadonlyArray<OcrBlock>, page: Page): string => {
   });
   out.push("</div>");
   return `${out.join("\n")}\n`;
+};
+
+/**
+ * A reading in the format asked for: the one place json, hOCR, TSV and the searchable PDF are made,
+ * for every engine. The PDF's page is the image at its size in print: the resolution it states
+ * when believable, else 300 dpi, the scans' usual.
+ */
+export const formatReading = async (request: OcrRequest, reading: OcrReading): Promise<OcrResult> => {
+  const format: OcrOutputFormat = request.outputFormat;
+  const base = { text: reading.text, language: reading.language, confidence: reading.confidence };
+  if (format === "text") return { ...base, outputFormat: "text" };
+  if (reading.blocks === undefined) throw new Error(`the engine's reading has no blocks for ${format}`);
+  const page = { ...reading.page, language: reading.language };
+  switch (format) {
+    case "pdf":
+      return {
+        ...base,
+        outputFormat: "pdf",
+        pdf: await searchablePdf({ image: request.image.bytes, dpi: await printResolution(request.image.bytes), blocks: reading.blocks }),
+      };
+    case "json":
+      return { ...base, outputFormat: "json", blocks: reading.blocks };
+    case "hocr":
+      return { ...base, outputFormat: "hocr", hocr: toHocr(reading.blocks, page) };
+    case "tsv":
+      return { ...base, outputFormat: "tsv", tsv: toTsv(reading.blocks, page) };
+  }
 };

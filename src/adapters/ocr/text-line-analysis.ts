@@ -11,11 +11,9 @@ import type { Raster } from "../image/raster.ts";
 export type GreyImage = Raster<1>;
 
 /** Otsu's threshold: the grey level that best splits the histogram into two classes. */
-const otsuThreshold = (pixels: Uint8Array): number => {
-  const histogram = new Array<number>(256).fill(0);
-  for (const value of pixels) histogram[value] = (histogram[value] ?? 0) + 1;
-  const total = pixels.length;
-  const sum = histogram.reduce((acc, count, value) => acc + count * value, 0);
+const otsuThreshold = (histogram: Uint32Array, total: number): number => {
+  let sum = 0;
+  for (let value = 0; value < 256; value++) sum += value * (histogram[value] ?? 0);
   let backgroundWeight = 0;
   let backgroundSum = 0;
   let best = { threshold: 127, variance: -1 };
@@ -33,20 +31,29 @@ const otsuThreshold = (pixels: Uint8Array): number => {
   return best.threshold;
 };
 
-/** Ink pixel coordinates: the minority side of Otsu's split, so light-on-dark text works too. */
-const inkOf = (image: GreyImage): { xs: Float64Array; ys: Float64Array } => {
-  const threshold = otsuThreshold(image.data);
+/**
+ * Ink pixel coordinates: the minority side of Otsu's split, so light-on-dark text works too.
+ * Typed arrays throughout: this runs on every page read (~1 MP after the resize), in a thread
+ * whose CPU the page's reading competes with.
+ */
+const inkOf = (image: GreyImage): { xs: Int32Array; ys: Int32Array } => {
+  const { data, width, height } = image;
+  const histogram = new Uint32Array(256);
+  for (let i = 0; i < data.length; i++) {
+    const value = data[i] ?? 0;
+    histogram[value] = (histogram[value] ?? 0) + 1;
+  }
+  const threshold = otsuThreshold(histogram, data.length);
   let dark = 0;
-  for (const value of image.data) if (value <= threshold) dark++;
-  const inkIsDark = dark <= image.data.length / 2;
-  const count = inkIsDark ? dark : image.data.length - dark;
-  const xs = new Float64Array(count);
-  const ys = new Float64Array(count);
+  for (let value = 0; value <= threshold; value++) dark += histogram[value] ?? 0;
+  const inkIsDark = dark <= data.length / 2;
+  const count = inkIsDark ? dark : data.length - dark;
+  const xs = new Int32Array(count);
+  const ys = new Int32Array(count);
   let n = 0;
-  for (let y = 0; y < image.height; y++) {
-    for (let x = 0; x < image.width; x++) {
-      const value = image.data[y * image.width + x] ?? 255;
-      if (value <= threshold === inkIsDark) {
+  for (let y = 0, at = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, at++) {
+      if ((data[at] ?? 255) <= threshold === inkIsDark) {
         xs[n] = x;
         ys[n] = y;
         n++;
@@ -56,18 +63,23 @@ const inkOf = (image: GreyImage): { xs: Float64Array; ys: Float64Array } => {
   return { xs, ys };
 };
 
-const profile = (ink: { xs: Float64Array; ys: Float64Array }, height: number, width: number, degrees: number): Float64Array => {
+const profile = (ink: { xs: Int32Array; ys: Int32Array }, height: number, width: number, degrees: number): Float64Array => {
   const slope = Math.tan((degrees * Math.PI) / 180);
   const offset = Math.ceil(Math.abs(slope) * width);
   const bins = new Float64Array(height + 2 * offset + 1);
-  for (let i = 0; i < ink.xs.length; i++) {
-    const bin = Math.round((ink.ys[i] ?? 0) - (ink.xs[i] ?? 0) * slope) + offset;
+  const { xs, ys } = ink;
+  for (let i = 0; i < xs.length; i++) {
+    const bin = Math.round((ys[i] ?? 0) - (xs[i] ?? 0) * slope) + offset;
     bins[bin] = (bins[bin] ?? 0) + 1;
   }
   return bins;
 };
 
-const sharpness = (bins: Float64Array) => bins.reduce((sum, count) => sum + count * count, 0);
+const sharpness = (bins: Float64Array) => {
+  let sum = 0;
+  for (let i = 0; i < bins.length; i++) sum += (bins[i] ?? 0) ** 2;
+  return sum;
+};
 
 /**
  * The runs of inked bins, shortest first: each a line's height from its ascenders to descenders.

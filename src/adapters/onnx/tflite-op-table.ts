@@ -20,6 +20,11 @@ export interface TfliteConversion {
   readonly floats: (i: number) => Float32Array;
   /** The ONNX name of a tensor, emitting constants on first use. */
   readonly ref: (i: number) => string;
+  /**
+   * MaxPoolingWithArgmax2D's indices tensors, each with the pooled input's shape: ONNX's indices
+   * are flat positions in that input, so only an unpooling back to that very shape may read them.
+   */
+  readonly argmaxSources: Map<number, ReadonlyArray<number>>;
 }
 
 export const at = (list: ReadonlyArray<number>, k: number): number => {
@@ -139,6 +144,50 @@ const transposeConvolutionBias = ({ g, tensor, floats, ref }: TfliteConversion, 
   return toNhwc(g, y);
 };
 
+/** MediaPipe's TfLitePoolParams (custom options): padding (1 same, 2 valid), strides, filter, activation. */
+const poolParams = (op: TfliteOperator) => {
+  if (op.customOptions === undefined) throw new Error(`${op.op} without options`);
+  const params = new DataView(op.customOptions.slice().buffer);
+  const int = (k: number) => params.getInt32(4 * k, true);
+  return { same: int(0) === 1, strideW: int(1), strideH: int(2), filterW: int(3), filterH: int(4), activation: ACTIVATIONS[int(5)] ?? "NONE" };
+};
+
+/**
+ * MediaPipe's max pool that also outputs where each maximum was. Its indices are positions within
+ * the window; ONNX's MaxPool gives flat positions in the input instead, which MaxUnpool reads the
+ * same way, so the pair converts as a pair (the indices feed nothing else in MediaPipe's models).
+ */
+const maxPoolWithArgmax = ({ g, tensor, ref, names, argmaxSources }: TfliteConversion, { op, x }: Step): string => {
+  const p = poolParams(op);
+  const shape = tensor(x).shape;
+  const [pt, pb] = p.same ? samePads(shape[1] ?? 0, p.filterH, p.strideH, 1) : [0, 0];
+  const [pl, pr] = p.same ? samePads(shape[2] ?? 0, p.filterW, p.strideW, 1) : [0, 0];
+  const [y, indices] = g.nodeOutputs(
+    "MaxPool",
+    [toNchw(g, ref(x))],
+    { kernel_shape: { ints: [p.filterH, p.filterW] }, strides: { ints: [p.strideH, p.strideW] }, pads: { ints: [pt, pl, pb, pr] } },
+    2,
+  ) as [string, string];
+  const indicesOut = at(op.outputs, 1);
+  names.set(indicesOut, indices);
+  argmaxSources.set(indicesOut, shape);
+  return activation(g, toNhwc(g, y), p.activation);
+};
+
+const maxUnpooling = ({ g, tensor, ref, argmaxSources }: TfliteConversion, { op, x, out }: Step): string => {
+  const p = poolParams(op);
+  const indices = at(op.inputs, 1);
+  const [n, h, w, c] = tensor(out).shape as [number, number, number, number];
+  const source = argmaxSources.get(indices);
+  if (source === undefined || source.join() !== [n, h, w, c].join())
+    throw new Error("MaxUnpooling2D whose indices are not from a MaxPoolingWithArgmax2D of its output's shape");
+  const y = g.node("MaxUnpool", [toNchw(g, ref(x)), ref(indices), g.int64s([n, c, h, w])], {
+    kernel_shape: { ints: [p.filterH, p.filterW] },
+    strides: { ints: [p.strideH, p.strideW] },
+  });
+  return toNhwc(g, y);
+};
+
 /** Depthwise filters [1, kh, kw, C] become grouped-convolution weights [C, 1, kh, kw]. */
 const depthwiseToOihw = (w: Float32Array, kh: number, kw: number, channels: number): Float32Array => {
   const out = new Float32Array(w.length);
@@ -177,12 +226,18 @@ const TFLITE_OPERATORS: Readonly<Record<string, TfliteOperation>> = {
   SUB: elementwise,
   DIV: elementwise,
   RELU: ({ g, ref }, { x }) => g.node("Relu", [ref(x)]),
+  // The slope [1, 1, C] broadcasts over the NHWC tensor as it does in TensorFlow Lite.
+  PRELU: ({ g, ref }, { op, x }) => g.node("PRelu", [ref(x), ref(at(op.inputs, 1))]),
+  // ConcatenationOptions: 0 axis (of the NHWC tensor, which the graph keeps), 1 activation.
+  CONCATENATION: ({ g, ref }, { op }) => activation(g, g.node("Concat", op.inputs.map(ref), { axis: { i: op.options?.int32(0) ?? 0 } }), fused(op, 1)),
   RELU6: ({ g, ref }, { x }) => activation(g, ref(x), "RELU6"),
   LOGISTIC: ({ g, ref }, { x }) => g.node("Sigmoid", [ref(x)]),
   TANH: ({ g, ref }, { x }) => g.node("Tanh", [ref(x)]),
   HARD_SWISH: ({ g, ref }, { x }) => g.node("HardSwish", [ref(x)]),
   RESIZE_BILINEAR: resizeBilinear,
   Convolution2DTransposeBias: transposeConvolutionBias,
+  MaxPoolingWithArgmax2D: maxPoolWithArgmax,
+  MaxUnpooling2D: maxUnpooling,
 };
 
 /** Writes `op` into the conversion's graph (returns as TfliteOperation does). */

@@ -5,7 +5,8 @@ import { at, type TfliteConversion, writeTfliteOperator } from "./tflite-op-tabl
 
 /**
  * Rewrites a float TensorFlow Lite graph as ONNX, operator by operator. Covers the operators of
- * MediaPipe's selfie segmentation model (including its custom Convolution2DTransposeBias) and
+ * MediaPipe's selfie and hair segmentation models (including their custom
+ * Convolution2DTransposeBias, MaxPoolingWithArgmax2D and MaxUnpooling2D) and
  * refuses anything else by name, so a model update cannot silently change the results. Each
  * operator's ONNX node(s) are in tflite-op-table.ts; here the graph is walked in order.
  */
@@ -47,7 +48,7 @@ const startConversion = (model: TfliteModel): TfliteConversion => {
     names.set(i, name);
     return name;
   };
-  return { g, model, constants, names, tensor, floats, ref };
+  return { g, model, constants, names, tensor, floats, ref, argmaxSources: new Map() };
 };
 
 export const tfliteToOnnx = (model: TfliteModel): Uint8Array => {

@@ -133,6 +133,7 @@ export const makeSqliteReceiptLog = (context: SqliteProjectionContext, origin: s
 
   return {
     ...projection,
+    published: Effect.sync(() => withheld === undefined),
     rebuild: (events) => Effect.tap(projection.rebuild(events), () => Effect.sync(() => (withheld = undefined))),
     origin,
     size: read(() => synced().size),

@@ -1,11 +1,11 @@
 import ort from "onnxruntime-node";
-import sharp from "sharp";
 import type { RawImage } from "../image/raw-decoding.ts";
 import { resizeRaw } from "../image/raw-decoding.ts";
 import { readPackagedModelFile, SELFIE_SEGMENTATION_TFLITE } from "../models/packaged-models.ts";
 import { createSession, runSingle } from "../onnx/onnx-session.ts";
 import { readTfliteModel } from "../onnx/tflite-model.ts";
 import { tfliteToOnnx } from "../onnx/tflite-to-onnx.ts";
+import { letterbox, unletterbox } from "./letterbox.ts";
 
 /** MediaPipe's general selfie segmentation (256×256, RGB in [0, 1]), converted to ONNX at load. */
 const INPUT = 256;
@@ -31,23 +31,12 @@ export const loadSelfieSegmentation = async (threads: number): Promise<SelfieSeg
   const inputName = session.inputNames[0] ?? "input_1";
   return {
     probabilities: async (image) => {
-      const scale = INPUT / Math.max(image.width, image.height);
-      const width = Math.max(1, Math.round(image.width * scale));
-      const height = Math.max(1, Math.round(image.height * scale));
-      const left = Math.floor((INPUT - width) / 2);
-      const top = Math.floor((INPUT - height) / 2);
-      const square = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
-        .removeAlpha()
-        .resize(width, height, { fit: "fill", kernel: "linear" })
-        .extend({ left, top, right: INPUT - width - left, bottom: INPUT - height - top, background: { r: 0, g: 0, b: 0 } })
-        .raw()
-        .toBuffer();
-      const input = new Float32Array(square.length);
-      for (let i = 0; i < square.length; i++) input[i] = square[i]! / 255;
+      const box = await letterbox(image, INPUT);
+      const input = new Float32Array(box.rgb.length);
+      for (let i = 0; i < box.rgb.length; i++) input[i] = box.rgb[i]! / 255;
       const out = await runSingle(session, { [inputName]: new ort.Tensor("float32", input, [1, INPUT, INPUT, 3]) });
-      const all = out.data as Float32Array;
-      const values = new Float32Array(width * height);
-      for (let y = 0; y < height; y++) values.set(all.subarray((top + y) * INPUT + left, (top + y) * INPUT + left + width), y * width);
+      const { width, height } = box;
+      const values = unletterbox(out.data as Float32Array, INPUT, box);
       return { values, width, height };
     },
   };

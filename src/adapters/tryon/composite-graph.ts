@@ -12,6 +12,8 @@ import { SHADING_BLOCK } from "./broad-shading.ts";
  * Inputs
  * - person [1, 3, H, W]; background [1, 3, H, W]
  * - mask [1, 1, h, w]: person probability at the segmenter's size, resized here to H × W
+ * - front [1, 1, fh, fw]: how much of each pixel lies in front of the garment (hair over the torso,
+ *   hair-in-front.ts), at its own size, resized here to H × W
  * - warped [1, 4, Hb, Wb]: the warped garment (premultiplied RGBA); pads [8]: where its box sits
  * - xs [W], ys [H]: pixel centres; nx [W], ny [H]: the same in [-1, 1] (for the vignette)
  * - face [4]: cx, cy, rx, ry of the ellipse the garment must not cover
@@ -38,6 +40,7 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const g = new OnnxGraph();
   const person = g.input("person", "float32", [1, 3, "h", "w"]);
   const probabilities = g.input("mask", "float32", [1, 1, "mh", "mw"]);
+  const front = g.input("front", "float32", [1, 1, "fh", "fw"]);
   const background = g.input("background", "float32", [1, 3, "h", "w"]);
   const warped = g.input("warped", "float32", [1, 4, "hb", "wb"]);
   const pads = g.input("pads", "int64", [8]);
@@ -52,6 +55,7 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
   const personShape = g.node("Shape", [person]);
   const planeShape = g.node("Concat", [g.int64s([1, 1]), g.node("Slice", [personShape, g.int64s([2]), g.int64s([4])])], { axis: { i: 0 } });
   const mask = g.node("Resize", [probabilities, "", "", planeShape], { mode: { s: "linear" } });
+  const behindFront = g.node("Sub", [g.floats([1], []), g.node("Resize", [front, "", "", planeShape], { mode: { s: "linear" } })]);
   const param = (index: number, dims: ReadonlyArray<number> = []) =>
     g.node("Reshape", [g.node("Slice", [params, g.int64s([index]), g.int64s([index + 1])]), g.int64s(dims)]);
   const row = (v: string) => g.node("Unsqueeze", [v, g.int64s([0])]); // [1, W]
@@ -93,8 +97,9 @@ export const buildCompositeGraph = (realism: TryOnSettings["realismLevel"]): Uin
     pads: { ints: [SILHOUETTE_MARGIN, SILHOUETTE_MARGIN, SILHOUETTE_MARGIN, SILHOUETTE_MARGIN] },
   });
   const allowed = g.node("Max", [dilated, g.node("Sub", [g.floats([1], []), param(PARAMS.spillClip)])]);
-  const alphaRaw = g.node("Mul", [g.node("Mul", [channels(placed, 3, 4), keep]), allowed]);
-  const colourPremultiplied = g.node("Mul", [channels(placed, 0, 3), keep]);
+  const hidden = g.node("Mul", [keep, behindFront]);
+  const alphaRaw = g.node("Mul", [g.node("Mul", [channels(placed, 3, 4), hidden]), allowed]);
+  const colourPremultiplied = g.node("Mul", [channels(placed, 0, 3), hidden]);
   const colour = g.node("Clip", [g.node("Div", [colourPremultiplied, g.node("Max", [alphaRaw, g.floats([1e-4], [])])]), g.floats([0], []), g.floats([1], [])]);
 
   // Edges: hard for drafts; otherwise softened inward only, so no backdrop colour bleeds out.

@@ -7,7 +7,8 @@ import type { Ellipse } from "./torso.ts";
 /**
  * How much of what the person wore on the torso the new garment covers. With no clothes parser,
  * the old garment's area is taken to be the torso: the person's silhouette between the shoulder
- * and the hip lines (the detected torso quadrilateral), less the arms in front of it and the face.
+ * and the hip lines (the detected torso quadrilateral), less the arms and the hair in front of it
+ * and the face.
  * The share of it under the new garment (its coverage, 0-1, weighted by the garment's opacity) is
  * what `data.coverage` reports: a shorter or narrower garment leaves the rest showing.
  */
@@ -17,6 +18,8 @@ export const torsoCoverage = (
   person: ProbabilityMap,
   arms: ReadonlyArray<Capsule>,
   face: Ellipse,
+  /** What lies in front of the torso (hair-in-front.ts), at its own resolution. */
+  inFront: ProbabilityMap,
 ): number => {
   const { width, height } = garment;
   const box = {
@@ -30,6 +33,8 @@ export const torsoCoverage = (
   const clear = clearance(box, arms);
   const sx = person.width / width;
   const sy = person.height / height;
+  const fx = inFront.width / width;
+  const fy = inFront.height / height;
   let area = 0;
   let covered = 0;
   const crossings: Array<number> = [];
@@ -46,11 +51,13 @@ export const torsoCoverage = (
     const from = Math.max(box.left, Math.ceil(Math.min(...crossings) - 0.5));
     const to = Math.min(box.right, Math.ceil(Math.max(...crossings) - 0.5));
     const row = Math.min(person.height - 1, Math.floor(py * sy)) * person.width;
-    const fy = ((py - face.cy) / face.ry) ** 2;
+    const frontRow = Math.min(inFront.height - 1, Math.floor(py * fy)) * inFront.width;
+    const faceY = ((py - face.cy) / face.ry) ** 2;
     for (let x = from; x < to; x++) {
       const px = x + 0.5;
       if (person.values[row + Math.min(person.width - 1, Math.floor(px * sx))]! < 0.5) continue;
-      if (fy + ((px - face.cx) / face.rx) ** 2 <= 1 || clear[(y - box.top) * boxWidth + x - box.left]! < 0.5) continue;
+      if (faceY + ((px - face.cx) / face.rx) ** 2 <= 1 || clear[(y - box.top) * boxWidth + x - box.left]! < 0.5) continue;
+      if (inFront.values[frontRow + Math.min(inFront.width - 1, Math.floor(px * fx))]! >= 0.5) continue;
       area++;
       covered += garment.rgba[4 * (y * width + x) + 3]!;
     }

@@ -13,6 +13,8 @@ import { detectGarment } from "./garment/garment-mask.ts";
 import { analyseGarment, PART, type UnplaceableKind } from "./garment/garment-parts.ts";
 import { layParts, type WarpedPart } from "./garment/part-layers.ts";
 import { warpPart } from "./garment/part-warp.ts";
+import { hairInFront } from "./hair-in-front.ts";
+import { handsInFront } from "./hands-in-front.ts";
 import { judgeParse, parseSignals } from "./parse-signals.ts";
 import { checkPerson } from "./person-checks.ts";
 import { f32, planar } from "./planar-tensors.ts";
@@ -21,7 +23,7 @@ import { loadTryOnModels, type TryOnModels, warmUpTryOnModels } from "./tryon-mo
 
 /**
  * The try-on, stage by stage: segmentation and keypoints (checked for exactly one person), the
- * garment's mask, kind and parts, a thin-plate-spline warp of each part (the torso panel onto the
+ * hair over the torso (kept in front of the garment), the garment's mask, kind and parts, a thin-plate-spline warp of each part (the torso panel onto the
  * torso, each sleeve along its arm), the parts laid together behind the arms in front, shading and
  * the composite's layers, all at the working resolution (WORKING_MAX_SIDE), so their cost does not
  * grow with the photo; then libvips lays the layers over the full-size photo. All of it runs in the
@@ -97,6 +99,10 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
 
   const { width, height } = person;
   const { torso } = check;
+  const hair = await models.hair.probabilities(person);
+  const hairFront = hairInFront(hair, person, torso.quad, torso.shoulderWidth);
+  const hands = handsInFront(hair, person, check.keypoints, torso);
+  const front = { ...hairFront, values: hairFront.values.map((v, i) => Math.max(v, hands.values[i]!)) };
   const arms = locateArms(check.keypoints, torso);
   const capsules = arms.map((arm) => armCapsules(arm, torso));
   const armParts = capsules.flatMap((c) => [c.upper, c.forearm, c.hand].filter((p) => p !== undefined));
@@ -135,6 +141,7 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const out = await models.compositeFor(settings.realismLevel).run({
     person: f32(personPlanar, [1, 3, height, width]),
     mask: f32(probabilities.values, [1, 1, probabilities.height, probabilities.width]),
+    front: f32(front.values, [1, 1, front.height, front.width]),
     background: f32(background, [1, 3, height, width]),
     warped: f32(laid.data, [1, 4, box.bottom - box.top, box.right - box.left]),
     pads: new ort.Tensor("int64", BigInt64Array.from([0, 0, box.top, box.left, 0, 0, height - box.bottom, width - box.right].map(BigInt)), [8]),
@@ -160,7 +167,7 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   });
   const layer = (name: string) => out[name]!.data as Uint8Array;
   const layers = { width, height, garment: layer("garment"), backdrop: layer("backdrop"), foreground: layer("foreground"), vignette: layer("vignette"), box };
-  const coverage = torsoCoverage({ rgba: layers.garment, width, height }, torso.quad, probabilities, armParts, face);
+  const coverage = torsoCoverage({ rgba: layers.garment, width, height }, torso.quad, probabilities, armParts, face, front);
   const image = await compositeFullSize(personBytes, full, layers, settings);
   // Detections are reported in the full-size photo's pixels.
   const sx = full.width / width;

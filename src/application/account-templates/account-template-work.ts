@@ -1,9 +1,11 @@
 import { Effect } from "effect";
 import { DEFAULT_VARIANT, DESIGN_LIMITS, type DesignLayout, layoutOf, textContentIssues } from "../../domain/account-templates/account-template-design.ts";
+import { unavailableFontIssues } from "../../domain/account-templates/unavailable-fonts.ts";
 import { canvasAutoFormatRefusal, type GenerateFormat } from "../../domain/auto-format.ts";
 import type { Face, Focus } from "../../domain/crop-window.ts";
 import { ImageEngine } from "../../ports/engines/image-engine.ts";
 import { ImageInspector } from "../../ports/engines/image-inspector.ts";
+import { TemplateFonts } from "../../ports/engines/template-fonts.ts";
 import type { Principal } from "../access/authenticate.ts";
 import { type FieldIssue, InvalidRequest } from "../errors.ts";
 import { ServiceSettings } from "../settings.ts";
@@ -89,6 +91,12 @@ export const accountTemplateWork = (principal: Principal, call: AccountTemplateC
       if (formatRefusal !== undefined) issues.push({ path: "format", message: name === DEFAULT_VARIANT ? formatRefusal : `${name}: ${formatRefusal}` });
     }
     if (hasPhoto && call.image === undefined) issues.push({ path: "image", message: "the template has a photo layer: image is required" });
+    // A template kept while a family was available, drawn after a start that left it out: refused, not drawn in another font.
+    const available = new Set((yield* TemplateFonts).available.map(({ family }) => family));
+    for (const [name, layout] of chosen) {
+      for (const issue of unavailableFontIssues(layout, available))
+        issues.push({ path: "template", message: `${name === DEFAULT_VARIANT ? "" : `variants.${name}.`}${issue.path}: ${issue.message}` });
+    }
     if (issues.length > 0) return yield* refused(issues);
 
     const process = Effect.gen(function* () {

@@ -13,11 +13,13 @@ import {
   TEMPLATE_NAME_PATTERN,
   TEMPLATE_NAME_RULE,
 } from "../../domain/account-templates/account-template-design.ts";
+import { unavailableFontIssues } from "../../domain/account-templates/unavailable-fonts.ts";
 import { echo } from "../../domain/echo.ts";
 import { type PlanId, PLANS } from "../../domain/plan.ts";
 import { Clock } from "../../ports/clock.ts";
 import { EngineTenant } from "../../ports/engines/engine-tenant.ts";
 import { ImageEngine } from "../../ports/engines/image-engine.ts";
+import { TemplateFonts } from "../../ports/engines/template-fonts.ts";
 import { Ids } from "../../ports/ids.ts";
 import { accountActing } from "../access/actor.ts";
 import type { CommandRejected } from "../errors.ts";
@@ -52,7 +54,12 @@ const notFound = (idOrName: string) => new NotFound({ message: `No template ${ec
 export const checkedDesign = (body: TemplateBody) =>
   Effect.gen(function* () {
     const design: Design = { canvas: body.canvas, layers: body.layers, ...(body.variants ? { variants: body.variants } : {}) };
-    const issues = [...(TEMPLATE_NAME_PATTERN.test(body.name) ? [] : [{ path: "name", message: TEMPLATE_NAME_RULE }]), ...designIssues(design)];
+    const available = new Set((yield* TemplateFonts).available.map(({ family }) => family));
+    const issues = [
+      ...(TEMPLATE_NAME_PATTERN.test(body.name) ? [] : [{ path: "name", message: TEMPLATE_NAME_RULE }]),
+      ...designIssues(design),
+      ...unavailableFontIssues(design, available),
+    ];
     if (issues.length > 0) {
       return yield* new InvalidRequest({
         message: `The template breaks ${issues.length === 1 ? "a rule" : `${issues.length} rules`}; see details.`,

@@ -1,4 +1,5 @@
 import { Effect } from "effect";
+import { ReceiptLog } from "../../ports/receipt-log.ts";
 import type { Principal } from "../access/authenticate.ts";
 import { ServiceSettings } from "../settings.ts";
 import { accountSummary } from "./account-summary.ts";
@@ -9,7 +10,7 @@ import { monthlyQuotaOfKey } from "./read-monthly-quota.ts";
  * Steps rather than a generator, as in loadState: this runs on every profile request.
  */
 export const getProfile = ({ account, key }: Principal) =>
-  Effect.flatMap(ServiceSettings, (settings) =>
+  Effect.flatMap(Effect.all([ServiceSettings, Effect.flatMap(ReceiptLog, (log) => log.published)]), ([settings, published]) =>
     Effect.map(monthlyQuotaOfKey(account.accountId, account.plan, key.keyId), ({ quota, keyUsed }) => ({
       id: account.accountId,
       ...accountSummary(account, settings, quota),
@@ -21,5 +22,7 @@ export const getProfile = ({ account, key }: Principal) =>
         ...key.restrictions,
         usage: { used: keyUsed },
       },
+      // An edited store withholds the receipts log: the quota above is then not backed by receipts.
+      receipts: { status: published ? ("published" as const) : ("withheld" as const) },
     })),
   );

@@ -8,7 +8,15 @@ import { Actor } from "../access/actor.ts";
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 const NullableText = Schema.NullOr(Schema.String);
 const DateTime = Schema.String.annotate({ format: "date-time" });
-const Counts = { reserved: Count, committed: Count, released: Count, refused: Count };
+// Units are transformations (a document's pages each count one); refusals are counted both ways.
+const Units = (what: string) => Count.annotate({ description: `units ${what}` });
+const Counts = {
+  reserved: Units("reserved"),
+  committed: Units("committed: what the account is charged"),
+  released: Units("released uncharged"),
+  refusedRequests: Count.annotate({ description: "requests refused for want of quota (one per QuotaReservationRefused)" }),
+  refusedUnits: Units("those refused requests asked for"),
+};
 const Recorded = Schema.NullOr(Schema.Union([Schema.String, Schema.Finite]));
 
 export const AuditEntry = Schema.Struct({
@@ -50,7 +58,9 @@ export const AuditReportData = Schema.Struct({
   totals: Schema.Struct({
     ...Counts,
     lines: Schema.Array(Schema.Struct({ period: Schema.String, operation: Schema.String, keyId: Schema.String, ...Counts })),
-  }).annotate({ description: "reserved, committed (transformations), released and refused, in all and per period, operation and key" }),
+  }).annotate({
+    description: "units reserved, committed and released, refused requests and the units they asked for, in all and per period, operation and key",
+  }),
   jobs: Schema.Struct({
     accepted: Count,
     succeeded: Count,

@@ -3,8 +3,8 @@ import { type AccountEvent, accountStream } from "../../domain/account.ts";
 import { accountTemplatesStream } from "../../domain/account-templates/account-template.ts";
 import { echo } from "../../domain/echo.ts";
 import { holderStream } from "../../domain/holder-access.ts";
-import { quotaStream } from "../../domain/quota-ledger.ts";
-import { replayUsage, type UsageCounts, usageIncrement, type UsageLine, usageLineKey, ZERO_USAGE } from "../../domain/usage-replay.ts";
+import { type QuotaEvent, quotaStream } from "../../domain/quota-ledger.ts";
+import { replayUsage, usageLineKey } from "../../domain/usage-replay.ts";
 import { webhookEndpointsStream } from "../../domain/webhook-endpoints.ts";
 import { Clock } from "../../ports/clock.ts";
 import { EventStore, type RecordedEvent } from "../../ports/event-store.ts";
@@ -55,7 +55,21 @@ const entryOf = (recorded: RecordedEvent, what: string, keyId: string | null): A
   actor: actorOf(recorded.metadata) ?? null,
 });
 
-const QUOTA_FIELDS = { QuotaReserved: "reserved", QuotaCommitted: "committed", QuotaReleased: "released", QuotaReservationRefused: "refused" } as const;
+type AuditCount = "reserved" | "committed" | "released" | "refusedRequests" | "refusedUnits";
+
+/** What one quota event adds to the report's counts: units, and for a refusal one request and the units it asked for. */
+const countsOf = (type: QuotaEvent["type"], units: number): Partial<Record<AuditCount, number>> => {
+  switch (type) {
+    case "QuotaReserved":
+      return { reserved: units };
+    case "QuotaCommitted":
+      return { committed: units };
+    case "QuotaReleased":
+      return { released: units };
+    case "QuotaReservationRefused":
+      return { refusedRequests: 1, refusedUnits: units };
+  }
+};
 
 export const auditAccount = (accountId: string, range: AuditRange) =>
   Effect.gen(function* () {
@@ -119,21 +133,25 @@ export const auditAccount = (accountId: string, range: AuditRange) =>
         });
       }
     }
-    const totalLines = new Map<string, UsageLine>();
-    const totals = { ...ZERO_USAGE } as { -readonly [K in keyof UsageCounts]: number };
+    const totalLines = new Map<string, AuditReport["totals"]["lines"][number]>();
+    const zero = { reserved: 0, committed: 0, released: 0, refusedRequests: 0, refusedUnits: 0 };
+    const totals = { ...zero };
     for (const { events } of ledgers) {
       const { attributions } = replayUsage(events.map(({ event }) => event));
       events.forEach((read, index) => {
         if (!inRange(read)) return;
         const { recorded, event } = read;
         const attribution = attributions[index];
-        const field = QUOTA_FIELDS[event.type];
         if (attribution !== undefined) {
-          const increment = usageIncrement(field, attribution.units);
-          totals[field] += increment;
+          const increments = countsOf(event.type, attribution.units);
           const key = usageLineKey(attribution);
-          const line = totalLines.get(key) ?? { period: attribution.period, operation: attribution.operation, keyId: attribution.keyId, ...ZERO_USAGE };
-          totalLines.set(key, { ...line, [field]: line[field] + increment });
+          const line = totalLines.get(key) ?? { period: attribution.period, operation: attribution.operation, keyId: attribution.keyId, ...zero };
+          const added = { ...line };
+          for (const [field, increment] of Object.entries(increments) as Array<[AuditCount, number]>) {
+            totals[field] += increment;
+            added[field] += increment;
+          }
+          totalLines.set(key, added);
         }
         history.push({
           ...entryOf(recorded, describeQuotaEvent(event, attribution?.operation ?? "unattributed", attribution?.units ?? 1), attribution?.keyId ?? null),

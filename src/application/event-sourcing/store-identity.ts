@@ -1,9 +1,10 @@
-import { Context, Effect, Layer } from "effect";
+import { Context, Effect, Layer, Result } from "effect";
 import { Clock } from "../../ports/clock.ts";
 import { DependencyUnavailable } from "../../ports/errors.ts";
 import { EventStore, NO_STREAM, type UndecodableEvent } from "../../ports/event-store.ts";
 import { Ids } from "../../ports/ids.ts";
 import { type Actor, ACTOR_METADATA_KEY } from "../access/actor.ts";
+import { storeIdentityEventCodec } from "./events/store-identity-events.ts";
 
 /**
  * A store names itself once, in a well-known stream, so that what lives outside it (the bus's
@@ -12,7 +13,6 @@ import { type Actor, ACTOR_METADATA_KEY } from "../access/actor.ts";
  * store appends the event; every later one reads it.
  */
 export const STORE_IDENTITY_STREAM = "store-identity";
-const IDENTIFIED = "StoreIdentified";
 /** Whoever starts first on a new store, server or itsctl, names it on the service's behalf. */
 const BY_THE_SERVICE: Actor = { kind: "service", task: "store identity" };
 
@@ -26,18 +26,18 @@ export const storeIdentity: Effect.Effect<string, DependencyUnavailable | Undeco
   const store = yield* EventStore;
   let [first] = yield* store.readStream(STORE_IDENTITY_STREAM);
   if (first === undefined) {
-    const data = { storeId: (yield* Ids).uuid(), at: (yield* Clock).now().toISOString() };
+    const event = { type: "StoreIdentified", data: { storeId: (yield* Ids).uuid(), at: (yield* Clock).now().toISOString() } } as const;
     // NO_STREAM: of several processes starting at once on a new store, one appends; the others read its event.
     yield* store
-      .appendToStream(STORE_IDENTITY_STREAM, [{ type: IDENTIFIED, data, metadata: { [ACTOR_METADATA_KEY]: BY_THE_SERVICE } }], { expectedRevision: NO_STREAM })
+      .appendToStream(STORE_IDENTITY_STREAM, [storeIdentityEventCodec.encode(event, { [ACTOR_METADATA_KEY]: BY_THE_SERVICE })], { expectedRevision: NO_STREAM })
       .pipe(Effect.catchTag("ConcurrencyConflict", () => Effect.void));
     [first] = yield* store.readStream(STORE_IDENTITY_STREAM);
   }
-  const storeId = first?.type === IDENTIFIED ? first.data["storeId"] : undefined;
-  if (first === undefined || typeof storeId !== "string") {
-    return yield* new DependencyUnavailable({ dependency: `event store: its first event in stream ${STORE_IDENTITY_STREAM} is not ${IDENTIFIED}` });
+  const decoded = first === undefined ? undefined : storeIdentityEventCodec.decodeResult(first);
+  if (first === undefined || decoded === undefined || Result.isFailure(decoded)) {
+    return yield* new DependencyUnavailable({ dependency: `event store: its first event in stream ${STORE_IDENTITY_STREAM} is not StoreIdentified` });
   }
-  return `${storeId}@${first.globalPosition}`;
+  return `${decoded.success.data.storeId}@${first.globalPosition}`;
 });
 
 /** The identity of the store this process runs on, read (or recorded) once at start. */

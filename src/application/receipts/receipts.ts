@@ -41,7 +41,15 @@ export const currentCheckpoint = Effect.gen(function* () {
 /** A request's receipts (its charge, or its release), signed; 404 for a request of another account or none. */
 export const receiptsOf = (account: string, requestId: string) =>
   Effect.gen(function* () {
-    const bodies = (yield* (yield* ReceiptLog).receiptsOf(requestId)).filter((body) => body.account === account);
+    const log = yield* ReceiptLog;
+    const find = Effect.map(log.receiptsOf(requestId), (bodies) => bodies.filter((body) => body.account === account));
+    let bodies = yield* find;
+    // A request that ended a moment ago (a failure's release is logged after its error is sent) may
+    // not be in the log yet: the log catches up with the store before answering that it has none.
+    if (bodies.length === 0) {
+      yield* catchUpFromStore(log);
+      bodies = yield* find;
+    }
     if (bodies.length === 0) return yield* new NotFound({ message: `no receipt for request ${requestId.slice(0, 64)} of this account` });
     return yield* Effect.forEach(bodies, signReceipt);
   });

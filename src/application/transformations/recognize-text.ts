@@ -86,12 +86,6 @@ export const planRecognizeText = (principal: Principal, input: OcrInput, runsAs:
     }
     if (!(ocrOutputFormats as ReadonlyArray<string>).includes(outputFormat)) {
       problems.push({ path: "outputFormat", message: `"${echo(outputFormat)}" is not supported; allowed: ${ocrOutputFormats.join(", ")}` });
-    } else if (!(engine.outputFormats as ReadonlyArray<string>).includes(outputFormat)) {
-      // A format the API knows that this deployment's engine does not write (pdf with PaddleOCR).
-      problems.push({
-        path: "outputFormat",
-        message: `"${outputFormat}" is not offered by this service's OCR engine; allowed: ${engine.outputFormats.join(", ")}`,
-      });
     }
     if (requested === undefined || problems.length > 0) {
       return yield* new InvalidRequest({ message: problems.map((p) => p.message).join("; "), details: problems });

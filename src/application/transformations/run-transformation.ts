@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit } from "effect";
+import { Cause, Effect, Exit, Option } from "effect";
 import { billingPeriodOf, secondsUntilReset } from "../../domain/billing-period.ts";
 import { type Feature, type PlanId, planIncludes, PLANS } from "../../domain/plan.ts";
 import { quotaStream } from "../../domain/quota-ledger.ts";
@@ -12,6 +12,7 @@ import { handleCommand } from "../event-sourcing/command-handler.ts";
 import { quotaLedgerStreamType } from "../event-sourcing/events/quota-events.ts";
 import { transformationStreamType } from "../event-sourcing/events/transformation-events.ts";
 import { ServiceSettings } from "../settings.ts";
+import { CallerRequestId } from "./caller-request-id.ts";
 
 export interface Processed<A> {
   readonly value: A;
@@ -84,7 +85,8 @@ export const reserveTransformation = (
     const now = (yield* Clock).now();
     const { accountId, plan } = principal.account;
     const keyId = principal.key.keyId;
-    const requestId = (yield* Ids).uuid();
+    const caller = yield* Effect.serviceOption(CallerRequestId);
+    const requestId = Option.isSome(caller) ? caller.value.requestId : (yield* Ids).uuid();
     const period = billingPeriodOf(now);
     const context = contextOf({ requestId, accountId, keyId });
     const expiresAt = new Date(now.getTime() + (holdMs ?? (yield* ServiceSettings).reservationTtlMs));

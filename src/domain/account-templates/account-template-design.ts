@@ -6,10 +6,12 @@
  */
 
 /**
- * The families a text layer may name: Debian's fonts-dejavu-core, fonts-noto-core and fonts-noto-cjk
- * (the Dockerfile; tools/system-packages/ensure.sh for tests). The one list: the body's schema,
- * the design's rules and GET /templates/fonts all read it. A character a family lacks is drawn
- * from another of them (fontconfig's fallback): Arabic, Hebrew and CJK text draws in any family.
+ * The families a text layer may name, under the names customers were given: the npm font packages
+ * the service ships (docs/fonts.md; the CJK names are fontconfig aliases of Google's Noto Sans
+ * SC/TC/KR). The one list: the body's schema, the design's rules and GET /templates/fonts all read
+ * it; a family that fails the start check is left out of what may be used (TemplateFonts port).
+ * A character a family lacks is drawn from another of them (fontconfig's fallback): Arabic,
+ * Hebrew and CJK text draws in any family.
  */
 export const TEMPLATE_FONTS = [
   "DejaVu Sans",

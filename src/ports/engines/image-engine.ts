@@ -29,6 +29,13 @@ export interface DesignInputs {
 /**
  * Applies a catalog template (a recipe of steps) to an image. DependencyUnavailable: a template
  * that needs a person mask could not get one from the segmenter, or a face detector failed.
+ * Every adapter keeps these rules (test/contract/support/image-engine-contract.ts checks them):
+ * - a render comes out at the template's output size and in its format, and reports the size and
+ *   media type of what it encoded;
+ * - the image is read as displayed, after its EXIF orientation;
+ * - `transcode` keeps the size and colours, in the format asked for;
+ * - `renderDesign` draws on a canvas of the layout's size, format and background;
+ * - pixel data that does not decode (the inspector reads only headers) fails with InvalidImage.
  */
 export interface ImageEngineShape {
   readonly render: (

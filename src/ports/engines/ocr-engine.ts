@@ -21,7 +21,7 @@ export const parseOcrLanguageRequest = (text: string): OcrLanguageRequest | unde
   return codes.every((code): code is OcrLanguage => Object.hasOwn(ocrLanguageCatalogue, code)) ? codes : undefined;
 };
 
-/** `pdf`: a searchable PDF, the page as read with its text invisible on top (engines that list it in `outputFormats`). */
+/** `pdf`: a searchable PDF, the page with its text invisible on top. Every engine gives every format. */
 export const ocrOutputFormats = ["text", "json", "hocr", "tsv", "pdf"] as const;
 export type OcrOutputFormat = (typeof ocrOutputFormats)[number];
 
@@ -77,11 +77,35 @@ export interface OcrRequest {
   readonly outputFormat: OcrOutputFormat;
 }
 
+/**
+ * An OCR engine. Every adapter keeps these rules (test/contract/support/ocr-engine-contract.ts checks
+ * them; the API's results and documents depend on each):
+ * - `languages` holds "eng" and only codes of `ocrLanguages`; asked for another, `recognize` fails
+ *   with UnsupportedLanguage naming it. With "auto" the engine finds the language itself and names
+ *   it in `language` (each clean page of a language it offers for "auto" is named so).
+ * - json: blocks → lines → words, each box in the client's frame (after EXIF orientation, mapped
+ *   back when the engine turned the page), x0 < x1 and y0 < y1 within the image; confidences 0–100.
+ * - hocr: Tesseract's hOCR, a `class='ocr_page'` element and one `<span class='ocrx_word'
+ *   id='word_1_<n>' title='bbox x0 y0 x1 y1; x_wconf <conf>'>` per word of `text`, n from 1.
+ * - tsv: Tesseract's 12 columns (`level page_num block_num par_num line_num word_num left top width
+ *   height conf text`), a header row, then level-5 rows holding the words of `text` in order with
+ *   conf ≥ 0. Composition writes json, hOCR and TSV for every engine from its reading's blocks
+ *   (adapters/ocr/ocr-layout-formats.ts, ports/engines/ocr-recognizer.ts).
+ * - pdf: one page, its size in print at 300 dpi when the image states none, its invisible text
+ *   layer reading as `text`.
+ * - An image without text gives `text` "", `confidence` 0 (and no blocks), whatever the language.
+ * - Bytes that do not decode fail with InvalidImage; an engine process that fails, with
+ *   DependencyUnavailable.
+ * - Capacity: at most `parallelism` recognitions at once, a bounded line behind them; beyond it
+ *   EngineBusy, past the deadline EngineTimeout (the reading in progress is stopped, and the engine
+ *   goes on reading the next request).
+ * An adapter does not implement this shape itself: it provides an `OcrRecognizer` (its engine's
+ * single reading, ocr-recognizer.ts), and composition makes the OcrEngine from it with the
+ * capacity, the language and format refusals and the error mapping, the same for every engine.
+ */
 export interface OcrEngineShape {
   /** The languages this engine reads (besides "auto"); others fail with UnsupportedLanguage. */
   readonly languages: ReadonlyArray<OcrLanguage>;
-  /** The output formats this engine writes; callers ask only for these (POST /ocr refuses others with 400). */
-  readonly outputFormats: ReadonlyArray<OcrOutputFormat>;
   /**
    * Recognitions this engine runs at once (its workers): how many pages of one document are worth
    * handing it together. More wait in its line, where other accounts' requests take turns with them.

@@ -12,6 +12,7 @@ import type { ImageEngine } from "../../../ports/engines/image-engine.ts";
 import type { ImageInspector } from "../../../ports/engines/image-inspector.ts";
 import type { OcrEngine } from "../../../ports/engines/ocr-engine.ts";
 import type { PdfJoiner } from "../../../ports/engines/pdf-joiner.ts";
+import type { TemplateFonts } from "../../../ports/engines/template-fonts.ts";
 import type { TryOnEngine } from "../../../ports/engines/tryon-engine.ts";
 import type { EventStore } from "../../../ports/event-store.ts";
 import type { Ids } from "../../../ports/ids.ts";
@@ -28,6 +29,7 @@ import type { WebhookTransport } from "../../../ports/webhook-transport.ts";
 
 /** Every service the HTTP adapter's use cases need; the composition root provides them all. */
 export type AppServices =
+  | TemplateFonts
   | JobWakeups
   | EventStore
   | Clock

@@ -1,5 +1,6 @@
-import { Cause, type Effect, type Exit } from "effect";
+import { Cause, Effect, type Exit } from "effect";
 import type { Context } from "koa";
+import { CallerRequestId } from "../../../application/transformations/caller-request-id.ts";
 import type { DependencyUnavailable } from "../../../ports/errors.ts";
 import type { UndecodableEvent } from "../../../ports/event-store.ts";
 import type { ApiError } from "../errors/error-catalog.ts";
@@ -43,7 +44,7 @@ export const respondWith = async <A, E extends ApiError, R>(
   send: (value: A) => void,
 ): Promise<void> => {
   const signal = clientGone(ctx);
-  const exit = await run(effect, { signal });
+  const exit = await run(Effect.provideService(effect, CallerRequestId, { requestId: ctx.state.requestId }), { signal });
   if (exit._tag === "Success") send(exit.value);
   else if (signal.aborted && Cause.hasInterruptsOnly(exit.cause)) clientClosedRequest(ctx);
   else sendFailure(ctx, exit.cause);

@@ -201,7 +201,9 @@ export const mount = <Id extends string, Groups extends HttpApiGroup.Constraint>
   handlers: Handlers<HttpApi.HttpApi<Id, Groups>, AppServices>,
   options: MountOptions,
 ): Router => {
-  const router = new Router({ prefix: options.prefix });
+  // Strict: a path is the document's exactly. Without it /templates/ (what a client makes of
+  // /templates/.) answered the list, a path the document does not declare.
+  const router = new Router({ prefix: options.prefix, strict: true });
   const byName = handlers as unknown as Readonly<Record<string, AnyHandler>>;
   const endpoints = Object.values(api.groups as unknown as Record<string, HttpApiGroup.Top>).flatMap(
     (group) => Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>,

@@ -9,6 +9,6 @@ declare module "koa" {
     /** The key's owner, set by authenticateKey, logged with the request. */
     principal?: Principal;
     /** What the access log records of a failed request: its code, and for a 5xx the cause. */
-    failure?: { readonly code: string; readonly cause?: string };
+    failure?: { readonly code: string; readonly overload?: true; readonly cause?: string };
   }
 }

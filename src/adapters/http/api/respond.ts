@@ -27,9 +27,9 @@ export const sendSuccess = <D>(ctx: Context, schema: SuccessSchema<D>, data: D, 
 
 const encodeError = Schema.encodeSync(ErrorBody(undefined));
 
-/** The error body for a cataloged response. */
-export const errorBody = (error: ErrorResponse) =>
-  encodeError({ success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+/** The error body for a cataloged response, naming the request as its X-Request-Id does. */
+export const errorBody = (error: ErrorResponse, requestId: string) =>
+  encodeError({ success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), requestId } });
 
 /** A cause as the access log writes it for a 5xx. */
 export const describeCause = (cause: unknown): string =>
@@ -38,8 +38,12 @@ export const describeCause = (cause: unknown): string =>
 export const sendError = (ctx: Context, error: ErrorResponse, cause?: unknown): void => {
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
-  ctx.body = errorBody(error);
-  ctx.state.failure = { code: error.code, ...(error.status >= 500 && cause !== undefined ? { cause: describeCause(cause) } : {}) };
+  ctx.body = errorBody(error, ctx.state.requestId);
+  ctx.state.failure = {
+    code: error.code,
+    ...(error.overload ? { overload: true } : {}),
+    ...(error.status >= 500 && cause !== undefined && !error.overload ? { cause: describeCause(cause) } : {}),
+  };
 };
 
 /**

@@ -21,6 +21,9 @@ export const ErrorBody = <const Codes extends ReadonlyArray<string>>(codes: Code
       code: codes === undefined ? Text : codes.length === 1 ? Schema.Literal(codes[0]!) : Schema.Literals(codes),
       message: Text,
       details: Schema.optionalKey(Schema.Array(FieldIssue).annotate({ description: "one entry per offending field" })),
+      requestId: Text.annotate({
+        description: "this request's id, as X-Request-Id gives it: a billable request's receipts are found under it (GET /api/receipts/{requestId})",
+      }),
     }),
   });
 

@@ -1,7 +1,6 @@
 import type http from "node:http";
 import { Effect, Result, Schema, SchemaAST, SchemaIssue } from "effect";
 import type { Context } from "koa";
-import getRawBody from "raw-body";
 import { InvalidRequest } from "../../../application/errors.ts";
 import { echo } from "../../../domain/echo.ts";
 import { type ErrorResponse, errorResponseOf } from "../errors/error-catalog.ts";
@@ -23,20 +22,47 @@ export const declaredLength = (req: http.IncomingMessage): number | undefined =>
 const invalid = (message: string) => errorResponseOf(new InvalidRequest({ message, details: [] }));
 const aborted = () => invalid("The request was aborted.");
 
+/** A body the connection gave up on before it was whole: the client's 400, whatever the stream said. */
+const abandoned = (req: http.IncomingMessage): boolean => req.destroyed && !req.complete;
+
 /**
- * What reading the body threw, as the client's error. A request whose connection went before its
- * body was whole (a framing error Node could not parse, the client leaving) is the client's 400
- * whatever the reader threw: one that starts reading after the connection is gone is told the
- * stream "is not readable", and that is no fault of ours. Anything else is thrown on (a 500).
+ * The body's bytes in one buffer. With a declared length the buffer is taken once, before the
+ * first chunk, and each chunk is copied in as it arrives: joining a 13 MB body from its chunks at
+ * the end took 40-100 ms of the event loop in one piece (the first touch of that many fresh pages),
+ * spread this way over the chunks' own turns. A chunked body is joined at the end, as before.
  */
-const readFailure = (error: unknown, req: http.IncomingMessage, limit: number): ErrorResponse => {
-  if (req.destroyed && !req.complete) return aborted();
-  const { type } = (typeof error === "object" && error !== null ? error : {}) as { type?: unknown };
-  if (type === "entity.too.large") return errorResponseOf(new BodyTooLarge({ limitBytes: limit }));
-  if (type === "request.size.invalid") return invalid("The body is shorter than its Content-Length.");
-  if (type === "request.aborted") return aborted();
-  throw error;
-};
+const collect = (req: http.IncomingMessage, length: number | undefined, limit: number): Promise<Buffer | ErrorResponse> =>
+  new Promise((resolve, reject) => {
+    // A connection that went before the read began never ends: it is the client's 400 now.
+    if (abandoned(req)) return resolve(aborted());
+    if (req.readableEnded) return reject(new Error("The request body was read already."));
+    const whole = length === undefined ? undefined : Buffer.allocUnsafeSlow(length);
+    const chunks: Array<Buffer> = [];
+    let received = 0;
+    const settle = (outcome: Buffer | ErrorResponse | Error) => {
+      req.off("data", onData).off("end", onEnd).off("aborted", onAborted).off("close", onAborted).off("error", onError);
+      if (Buffer.isBuffer(outcome)) return resolve(outcome);
+      // The rest of the body is not read: the client hears the answer and the connection closes.
+      req.pause();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      if (received + chunk.length > (length ?? limit)) {
+        return settle(length === undefined ? errorResponseOf(new BodyTooLarge({ limitBytes: limit })) : invalid("The body is longer than its Content-Length."));
+      }
+      if (whole === undefined) chunks.push(chunk);
+      else chunk.copy(whole, received);
+      received += chunk.length;
+    };
+    const onEnd = () =>
+      settle(
+        length !== undefined && received !== length ? invalid("The body is shorter than its Content-Length.") : (whole ?? Buffer.concat(chunks, received)),
+      );
+    const onAborted = () => settle(aborted());
+    const onError = (error: Error) => settle(abandoned(req) ? aborted() : error);
+    req.on("data", onData).on("end", onEnd).on("aborted", onAborted).on("close", onAborted).on("error", onError);
+  });
 
 /**
  * The whole body within `limit` bytes, or the error response to send: 413 over the limit, known
@@ -47,11 +73,7 @@ export const readBody = async (ctx: Context, limit: number): Promise<Buffer | Er
   const length = declaredLength(ctx.req);
   if (length !== undefined && length > limit) return errorResponseOf(new BodyTooLarge({ limitBytes: limit }));
   readyForBody(ctx.req, ctx.res);
-  try {
-    return await getRawBody(ctx.req, { length: length ?? null, limit });
-  } catch (error) {
-    return readFailure(error, ctx.req, limit);
-  }
+  return collect(ctx.req, length, limit);
 };
 
 /** Decodes a request body with its Schema; every offending field is named in `error.details`. */

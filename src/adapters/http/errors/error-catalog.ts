@@ -16,6 +16,8 @@ export interface ErrorResponse {
   readonly message: string;
   readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }>;
   readonly headers?: Readonly<Record<string, string>>;
+  /** An answer to load (engines full, a deadline passed, a rollout): the client retries; logged at warn, not as a fault. */
+  readonly overload?: true;
 }
 
 type TaggedErrorsOf<M> = {
@@ -41,7 +43,9 @@ interface CatalogEntry<E> {
   readonly replayable: boolean;
   /** The headers its response carries (the document declares them). */
   readonly sends?: ReadonlyArray<ErrorHeader>;
-  readonly respond: (error: E) => Omit<ErrorResponse, "status">;
+  /** An expected answer to load, not a fault: the access log writes it at warn (docs/operations.md). */
+  readonly overload?: true;
+  readonly respond: (error: E) => Omit<ErrorResponse, "status" | "overload">;
 }
 
 const retryAfter = (seconds: number): Record<string, string> => ({ "Retry-After": String(Math.max(1, Math.ceil(seconds || 1))) });
@@ -197,6 +201,7 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
   },
   EngineBusy: {
     status: 503,
+    overload: true,
     replayable: false,
     sends: ["Retry-After"],
     codes: ["SERVICE_UNAVAILABLE"],
@@ -204,6 +209,7 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
   },
   ShuttingDown: {
     status: 503,
+    overload: true,
     replayable: false,
     sends: ["Retry-After"],
     codes: ["SERVICE_UNAVAILABLE"],
@@ -225,6 +231,7 @@ export const ERROR_CATALOG: { readonly [T in ApiErrorTag]: CatalogEntry<Extract<
   },
   EngineTimeout: {
     status: 504,
+    overload: true,
     replayable: false,
     codes: ["PROCESSING_TIMEOUT"],
     respond: (e) => ({ code: "PROCESSING_TIMEOUT", message: `Processing took longer than ${e.deadlineMs} ms.` }),
@@ -253,7 +260,7 @@ const isApiError = (error: unknown): error is ApiError =>
 
 export const errorResponseOf = (error: ApiError): ErrorResponse => {
   const entry = ERROR_CATALOG[error._tag] as CatalogEntry<ApiError>;
-  return { status: entry.status, ...entry.respond(error) };
+  return { status: entry.status, ...entry.respond(error), ...(entry.overload ? { overload: true } : {}) };
 };
 
 /** The response for a failed Effect: its first typed failure, or 500 for defects and interruptions. */

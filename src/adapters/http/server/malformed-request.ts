@@ -39,8 +39,8 @@ export const answerClientError =
     const nodeStatus = NODE_STATUS[error.code ?? ""];
     const refused = errorResponseOf(new InvalidRequest({ message: `The request is malformed: ${error.reason ?? error.code ?? "unreadable"}.`, details: [] }));
     const status = nodeStatus ?? refused.status;
-    const body = nodeStatus === undefined ? JSON.stringify(errorBody(refused)) : "";
     const requestId = String(current?.res.getHeader("X-Request-Id") ?? randomUUID());
+    const body = nodeStatus === undefined ? JSON.stringify(errorBody(refused, requestId)) : "";
     const head = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
       ...(body === "" ? [] : ["Content-Type: application/json; charset=utf-8"]),

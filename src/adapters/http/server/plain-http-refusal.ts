@@ -25,7 +25,7 @@ const redirectTarget = (url: string, publicBase: URL): string => {
   return `${publicBase.origin}${publicBase.pathname.replace(/\/$/, "")}${path}`;
 };
 
-export const refusalFor = (method: string, url: string, publicBase: URL): Refusal => {
+export const refusalFor = (method: string, url: string, publicBase: URL, requestId: string): Refusal => {
   if (method === "GET" || method === "HEAD") {
     return { status: 308, headers: { Location: redirectTarget(url, publicBase), "Content-Type": "application/json" }, body: "" };
   }
@@ -34,14 +34,14 @@ export const refusalFor = (method: string, url: string, publicBase: URL): Refusa
     status: refused.status,
     code: refused.code,
     headers: { "Content-Type": "application/json; charset=utf-8" },
-    body: JSON.stringify(errorBody(refused)),
+    body: JSON.stringify(errorBody(refused, requestId)),
   };
 };
 
 /** The request handler of the plain-HTTP listener; each refusal is logged like the app's requests (without the path, which may hold a secret). */
 export const plainHttpHandler = (publicBase: URL, logger: Logger) => (req: IncomingMessage, res: ServerResponse) => {
-  const refusal = refusalFor(req.method ?? "GET", req.url ?? "/", publicBase);
   const requestId = randomUUID();
+  const refusal = refusalFor(req.method ?? "GET", req.url ?? "/", publicBase, requestId);
   // The body is never read: close the connection instead of draining it.
   res.writeHead(refusal.status, { ...refusal.headers, "X-Request-Id": requestId, Connection: "close" });
   res.end(req.method === "HEAD" ? undefined : refusal.body);
@@ -62,7 +62,7 @@ export const requireForwardedHttps =
   (publicBase: URL): Middleware =>
   async (ctx, next) => {
     if (ctx.state.forwardedProtocol === "https") return next();
-    const refusal = refusalFor(ctx.method, ctx.url, publicBase);
+    const refusal = refusalFor(ctx.method, ctx.url, publicBase, ctx.state.requestId);
     ctx.status = refusal.status;
     ctx.set(refusal.headers);
     ctx.body = refusal.body === "" ? "" : JSON.parse(refusal.body);

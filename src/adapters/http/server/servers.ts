@@ -48,9 +48,9 @@ const closeServer = (server: http.Server | https.Server) =>
  */
 const refuseWhileDraining = (logger: Logger, req: http.IncomingMessage, res: http.ServerResponse) => {
   const refused = errorResponseOf(new ShuttingDown());
-  const body = JSON.stringify(errorBody(refused));
   const answer = () => {
     const requestId = randomUUID();
+    const body = JSON.stringify(errorBody(refused, requestId));
     res.writeHead(refused.status, {
       ...SECURITY_HEADERS,
       ...refused.headers,
@@ -61,7 +61,14 @@ const refuseWhileDraining = (logger: Logger, req: http.IncomingMessage, res: htt
     });
     res.end(body);
     // No path: the app's own log redacts paths that hold secrets, and this one knows no routes.
-    logRequest(logger, { requestId, method: req.method, status: refused.status, ip: req.socket.remoteAddress, error: refused.code });
+    logRequest(logger, {
+      requestId,
+      method: req.method,
+      status: refused.status,
+      overload: refused.overload,
+      ip: req.socket.remoteAddress,
+      error: refused.code,
+    });
   };
   // A client that waits for 100 Continue holds its body: it is refused from its headers.
   if (req.complete || holdsBody(req)) return answer();

@@ -3,22 +3,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Effect, Layer } from "effect";
 import sharp from "sharp";
-import {
-  type OcrBlock,
-  OcrEngine,
-  type OcrEngineShape,
-  type OcrLanguage,
-  type OcrOutputFormat,
-  type OcrRequest,
-  type OcrResult,
-} from "../../../ports/engines/ocr-engine.ts";
+import { type OcrBlock, type OcrLanguage, type OcrRequest } from "../../../ports/engines/ocr-engine.ts";
+import { type OcrReading, OcrRecognizer, type OcrRecognizerShape } from "../../../ports/engines/ocr-recognizer.ts";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
 import { straighteningRotation, upscaleFactor, type Upscaling } from "../ocr-deskew-upscale.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
 import { type DecodedImage, decodeUpright, measureTextLines, prepareRaw } from "../ocr-image-preparation.ts";
-import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { tidyOcrText } from "../ocr-text.ts";
-import { queuedRecognizer } from "../queued-recognizer.ts";
 import { withLanguages } from "../text-languages.ts";
 import { type TextLineThread, textLineThread } from "../text-line-thread-client.ts";
 import { layoutPage } from "./paddle-layout.ts";
@@ -33,17 +24,12 @@ import { detectionSize } from "./text-detection.ts";
  * English; other languages fail with UnsupportedLanguage.
  */
 export const paddleLanguages: ReadonlyArray<OcrLanguage> = ["eng", "chi_sim"];
-/** No searchable PDF: nothing here renders one (POST /ocr answers 400 INVALID_REQUEST for "pdf" with this engine). */
-const paddleOutputFormats = ["text", "json", "hocr", "tsv"] as const satisfies ReadonlyArray<OcrOutputFormat>;
-type PaddleOutputFormat = (typeof paddleOutputFormats)[number];
 
 export interface PaddleOcrEngineOptions {
   /** Inference threads (jobs at once); default 1, each using `threadsPerWorker` cores. */
   readonly workers?: number;
   /** onnxruntime intra-op threads per inference thread; default: cores / workers. */
   readonly threadsPerWorker?: number;
-  readonly maxQueued?: number;
-  readonly deadlineMs?: number;
 }
 
 /**
@@ -79,30 +65,20 @@ interface Reading {
   readonly confidence: number;
 }
 
-/** The reading in the format the request asks for. */
-const resultOf = (request: OcrRequest & { readonly outputFormat: PaddleOutputFormat }, upright: DecodedImage, reading: Reading): OcrResult => {
+/** The reading as the port takes it, its blocks given whenever a format needs them. */
+const readingOf = (request: OcrRequest, upright: DecodedImage, reading: Reading): OcrReading => {
   const text = tidyOcrText(reading.blocks.map((block) => block.text).join("\n\n"));
   const used = request.language === "auto" ? [languageOfText(text)] : request.language;
-  const language = used.join("+");
-  const base = { text, language, confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)) };
-  const page = { width: upright.width, height: upright.height, language };
-  switch (request.outputFormat) {
-    case "text":
-      return { ...base, outputFormat: "text" };
-    case "json":
-      return { ...base, outputFormat: "json", blocks: withLanguages(reading.blocks, used) };
-    case "hocr":
-      return { ...base, outputFormat: "hocr", hocr: toHocr(reading.blocks, page) };
-    case "tsv":
-      return { ...base, outputFormat: "tsv", tsv: toTsv(reading.blocks, page) };
-  }
+  const base = {
+    text,
+    language: used.join("+"),
+    confidence: text === "" ? 0 : Number(reading.confidence.toFixed(2)),
+    page: { width: upright.width, height: upright.height },
+  };
+  return request.outputFormat === "text" ? base : { ...base, blocks: withLanguages(reading.blocks, used) };
 };
 
-const makeEngine = (
-  pool: PaddleThreadPool,
-  lineThread: TextLineThread,
-  options: { workers: number; maxQueued: number; deadlineMs: number },
-): OcrEngineShape => {
+const makeEngine = (pool: PaddleThreadPool, lineThread: TextLineThread, workers: number): OcrRecognizerShape => {
   /** Reads the page turned by `rotation`; once more turned 180 degrees if the line classifier finds it upside down. */
   const read = async (upright: DecodedImage, rotation: number, scale: number, signal: AbortSignal, checkOrientation = true): Promise<Reading> => {
     const page = await prepareRaw(upright, { rotation, scale });
@@ -122,7 +98,7 @@ const makeEngine = (
     return { lines, blocks, confidence };
   };
 
-  const recognizeOnce = async (request: OcrRequest & { readonly outputFormat: PaddleOutputFormat }, signal: AbortSignal): Promise<OcrResult> => {
+  const recognizeOnce = async (request: OcrRequest, signal: AbortSignal): Promise<OcrReading> => {
     const upright = await decodeUpright(request.image.bytes);
     const scaleFor = (lineHeight: number | undefined) => upscaleFactor(upright, lineHeight, upscaling);
     const lines = await measureTextLines(upright, lineThread.measure);
@@ -140,31 +116,22 @@ const makeEngine = (
       const turned = await read(upright, 90, scaleFor(turnedLines.lineHeight), signal);
       if (turned.confidence > reading.confidence) reading = turned;
     }
-    return resultOf(request, upright, reading);
+    return readingOf(request, upright, reading);
   };
 
-  return queuedRecognizer({
-    dependency: "paddleocr",
-    languages: paddleLanguages,
-    outputFormats: paddleOutputFormats,
-    workers: options.workers,
-    maxQueued: options.maxQueued,
-    deadlineMs: options.deadlineMs,
-    recognizeOnce,
-  });
+  return { dependency: "paddleocr", languages: paddleLanguages, workers, recognizeOnce };
 };
 
 export const PaddleOcrEngine = {
   /** Loads the models in every inference thread (warm-up) when built; stops the threads when its scope closes. */
-  layer: (options: PaddleOcrEngineOptions = {}): Layer.Layer<OcrEngine, DependencyUnavailable> => {
+  layer: (options: PaddleOcrEngineOptions = {}): Layer.Layer<OcrRecognizer, DependencyUnavailable> => {
     const workers = Math.max(1, options.workers ?? 1);
     const threads = Math.max(1, options.threadsPerWorker ?? Math.floor(os.availableParallelism() / workers));
-    const resolved = { workers, maxQueued: options.maxQueued ?? 8 * workers, deadlineMs: options.deadlineMs ?? 30_000 };
     const start = Effect.tryPromise({
       try: () => PaddleThreadPool.start({ ...modelFiles(), threads }, workers),
       catch: (cause) => new DependencyUnavailable({ dependency: "paddleocr", cause }),
     });
     const pool = Effect.acquireRelease(start, (started) => Effect.promise(() => started.terminate()));
-    return Layer.effect(OcrEngine)(Effect.zipWith(pool, textLineThread("paddleocr"), (started, lines) => makeEngine(started, lines, resolved)));
+    return Layer.effect(OcrRecognizer)(Effect.zipWith(pool, textLineThread("paddleocr"), (started, lines) => makeEngine(started, lines, workers)));
   },
 };

@@ -17,8 +17,7 @@ import { dataFile, unpackedSize } from "./tesseract-language-data.ts";
  * read without installing more than the CLI; or, with `system`, the system's own model where its
  * package is installed (Debian's `tesseract-ocr-<lang>`: the models the CLI reads by itself,
  * tessdata_fast: the CLI's pace and readings, less accurate on some scripts). Files are linked or
- * unpacked once per machine and set of models. Beside them, a link to the system's `pdf.ttf` (the
- * glyphless font of searchable PDFs, which Tesseract looks for there).
+ * unpacked once per machine and set of models.
  */
 export interface TesseractCli {
   readonly command: string;
@@ -92,7 +91,6 @@ export const openTesseractCli = async (command: string, offered: ReadonlyArray<O
   const system = models === "system" ? systemFolder : undefined;
   const folder = await folderFor(system, [...offered, "osd"]);
   await mkdir(folder, { recursive: true });
-  await linkInto(folder, path.join(systemFolder, "pdf.ttf"), "pdf.ttf");
   const unpacked = new Map<string, Promise<void>>();
   const unpack = async (codes: ReadonlyArray<OcrLanguage | "osd">) => {
     await Promise.all(

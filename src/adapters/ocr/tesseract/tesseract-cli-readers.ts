@@ -76,16 +76,12 @@ export class TesseractCliReaders implements TesseractReaders {
       const base = path.join(folder, "page");
       const dpi = options.user_defined_dpi === undefined ? [] : ["--dpi", options.user_defined_dpi];
       // The TSV always: the page's confidence is its words'.
-      const create = ["tessedit_create_txt=1", "tessedit_create_tsv=1", ...(output.pdf === true ? ["tessedit_create_pdf=1"] : [])];
+      const create = ["tessedit_create_txt=1", "tessedit_create_tsv=1"];
       const finished = await this.run(["stdin", base, ...args, ...dpi, ...create.flatMap((setting) => ["-c", setting])], image, signal);
       if (finished.code !== 0) throw new CliFailed(`tesseract exited with ${finished.code}: ${finished.stderr.slice(-400)}`);
-      const [text, tsv, pdf] = await Promise.all([
-        readFile(`${base}.txt`, "utf8"),
-        readFile(`${base}.tsv`, "utf8"),
-        output.pdf === true ? readFile(`${base}.pdf`) : undefined,
-      ]);
+      const [text, tsv] = await Promise.all([readFile(`${base}.txt`, "utf8"), readFile(`${base}.tsv`, "utf8")]);
       const blocks = output.blocks === true ? tsvBlocks(tsv) : null;
-      return { data: { text, confidence: tsvWordConfidence(tsv), blocks, pdf: pdf ?? null } };
+      return { data: { text, confidence: tsvWordConfidence(tsv), blocks } };
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

@@ -1,16 +1,8 @@
 import os from "node:os";
 import { Effect, Layer } from "effect";
-import {
-  OcrEngine,
-  type OcrEngineShape,
-  type OcrLanguage,
-  ocrLanguages,
-  ocrOutputFormats,
-  type OcrRequest,
-  type OcrResult,
-} from "../../../ports/engines/ocr-engine.ts";
+import { type OcrLanguage, ocrLanguages } from "../../../ports/engines/ocr-engine.ts";
+import { OcrRecognizer, type OcrRecognizerShape } from "../../../ports/engines/ocr-recognizer.ts";
 import { DependencyUnavailable } from "../../../ports/errors.ts";
-import { queuedRecognizer } from "../queued-recognizer.ts";
 import { type TextLineThread, textLineThread } from "../text-line-thread-client.ts";
 import { openTesseractCli } from "./tesseract-cli-models.ts";
 import { TesseractCliReaders } from "./tesseract-cli-readers.ts";
@@ -41,10 +33,6 @@ export interface TesseractOcrEngineOptions {
   readonly models?: "packaged" | "system";
   /** Recognitions at once; default: the number of cores. */
   readonly workers?: number;
-  /** Requests that may wait for a worker before EngineBusy; default 8 per worker. */
-  readonly maxQueued?: number;
-  /** Per request, counted from when it starts running; default 30 s. */
-  readonly deadlineMs?: number;
   /** Languages offered; default all the service knows. */
   readonly languages?: ReadonlyArray<OcrLanguage>;
   /** Languages whose worker starts with the layer (default none); others start on first use. */
@@ -59,42 +47,30 @@ export interface TesseractOcrEngineOptions {
 
 const defaultIdleBudgetBytes = 256 * 2 ** 20;
 
-type EngineOptions = Required<Omit<TesseractOcrEngineOptions, "runtime" | "command" | "models" | "warmLanguages" | "idleBudgetBytes">>;
+type EngineOptions = Required<Pick<TesseractOcrEngineOptions, "workers" | "languages" | "preprocessing">>;
 
-const makeEngine = (pool: TesseractReaders, lineThread: TextLineThread, options: EngineOptions): OcrEngineShape => {
+const makeEngine = (pool: TesseractReaders, lineThread: TextLineThread, options: EngineOptions): OcrRecognizerShape => {
   const engine: RecognitionSetup = {
     pool,
     lineThread,
     preprocessing: { ...defaultTesseractPreprocessing, ...options.preprocessing },
     languages: options.languages,
   };
-
-  const recognizeOnce = (request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => recognizeRequest(engine, request, signal);
-
-  return queuedRecognizer({
+  return {
     dependency: "tesseract",
     languages: engine.languages,
-    outputFormats: ocrOutputFormats,
     workers: options.workers,
-    maxQueued: options.maxQueued,
-    deadlineMs: options.deadlineMs,
-    recognizeOnce,
-  });
+    recognizeOnce: (request, signal) => recognizeRequest(engine, request, signal),
+  };
 };
 
 export const TesseractOcrEngine = {
   /** Starts the workers (warm-up) when the layer is built; terminates them when its scope closes. */
-  layer: (options: TesseractOcrEngineOptions = {}): Layer.Layer<OcrEngine, DependencyUnavailable> => {
+  layer: (options: TesseractOcrEngineOptions = {}): Layer.Layer<OcrRecognizer, DependencyUnavailable> => {
     const workers = Math.max(1, options.workers ?? os.availableParallelism());
     const languages = options.languages ?? ocrLanguages;
     const warm = (options.warmLanguages ?? []).filter((language) => languages.includes(language));
-    const resolved = {
-      workers,
-      maxQueued: options.maxQueued ?? 8 * workers,
-      deadlineMs: options.deadlineMs ?? 30_000,
-      languages,
-      preprocessing: options.preprocessing ?? {},
-    };
+    const resolved = { workers, languages, preprocessing: options.preprocessing ?? {} };
     // One warm worker per warm language and, with them, one for OSD (which "auto" asks first); a second
     // worker of a language starts when two requests want it at once.
     const warmSet = warm.map((language): readonly [TesseractModel, number] => [[language], 1]);
@@ -114,6 +90,6 @@ export const TesseractOcrEngine = {
       catch: (cause) => new DependencyUnavailable({ dependency: "tesseract", cause }),
     });
     const pool = Effect.acquireRelease(start, (started: TesseractReaders) => Effect.promise(() => started.terminate()));
-    return Layer.effect(OcrEngine)(Effect.zipWith(pool, textLineThread("tesseract"), (started, lines) => makeEngine(started, lines, resolved)));
+    return Layer.effect(OcrRecognizer)(Effect.zipWith(pool, textLineThread("tesseract"), (started, lines) => makeEngine(started, lines, resolved)));
   },
 };

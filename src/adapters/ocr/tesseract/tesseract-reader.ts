@@ -29,8 +29,6 @@ export interface TesseractPage {
   readonly confidence: number;
   /** Present when the layout was asked for. */
   readonly blocks: ReadonlyArray<TesseractBlock> | null;
-  /** Present when a searchable PDF was asked for. */
-  readonly pdf: ArrayLike<number> | null;
 }
 /** Tesseract's orientation and script detection (OSD); every field null when it found too little text. */
 export interface TesseractOrientation {
@@ -43,12 +41,16 @@ export interface TesseractOrientation {
 export interface TesseractReadOptions {
   /** The image's resolution; without it Tesseract estimates one from the text's size. */
   readonly user_defined_dpi?: string;
+  /**
+   * Never set (the searchable PDF is written from the blocks, ocr-layout-formats.ts): one of
+   * tesseract.js's own recognize options, declared so that its worker type takes these options
+   * (tesseract.js passes the others on as Tesseract parameters, but its typings name only its own).
+   */
   readonly pdfTitle?: string;
 }
 export interface TesseractOutput {
   readonly text?: boolean;
   readonly blocks?: boolean;
-  readonly pdf?: boolean;
 }
 
 export interface TesseractReader {

@@ -1,5 +1,6 @@
 import { PSM } from "tesseract.js";
-import type { OcrLanguage, OcrRequest, OcrResult, OcrScript } from "../../../ports/engines/ocr-engine.ts";
+import type { OcrLanguage, OcrRequest, OcrScript } from "../../../ports/engines/ocr-engine.ts";
+import type { OcrReading } from "../../../ports/engines/ocr-recognizer.ts";
 import { identifyLatinLanguage } from "../latin-language-identification.ts";
 import { straighteningRotation, upscaleFactor, type Upscaling } from "../ocr-deskew-upscale.ts";
 import { blocksToDisplayed } from "../ocr-image-geometry.ts";
@@ -10,10 +11,8 @@ import {
   type PreparedImage,
   preparedPng,
   prepareImage,
-  printResolution,
   statedResolution,
 } from "../ocr-image-preparation.ts";
-import { toHocr, toTsv } from "../ocr-layout-formats.ts";
 import { autoCandidates, preferredOfScript, scriptOfOsdName } from "../ocr-scripts.ts";
 import { tidyOcrText } from "../ocr-text.ts";
 import { accentedLatinLanguages, mayBeAccentedLatin, readInLanguagesOf, repeatedForOsd, scriptOfLabel } from "../short-text-script.ts";
@@ -119,14 +118,11 @@ const openRecognition = async (engine: RecognitionSetup, request: OcrRequest, si
   };
 
   // The layout (blocks) costs a walk over every symbol, so it is asked for only when the format
-  // shows it. A searchable PDF is Tesseract's own renderer (its glyphless font, the text at each
-  // word's baseline, invisible), over the image it read; told the image's resolution, it sizes
-  // the page as printed (otherwise it takes 70 dpi). Otherwise Tesseract is told the resolution
-  // the image states, as the CLI reads it from the file: the PNG it is handed states none, and
-  // the 72 dpi Arabic handbook page, taken for 268, lost a line (13.08 % CER against 10.63).
-  const pdf = request.outputFormat === "pdf";
-  const output = { text: true, blocks: request.outputFormat !== "text" && !pdf, pdf };
-  const dpi = pdf ? await printResolution(request.image.bytes) : await statedResolution(request.image.bytes);
+  // shows it (a searchable PDF is written from the blocks too, by composition). Tesseract is told
+  // the resolution the image states, as the CLI reads it from the file: the PNG it is handed
+  // states none, and the 72 dpi Arabic handbook page, taken for 268, lost a line (13.08 % CER against 10.63).
+  const output = { text: true, blocks: request.outputFormat !== "text" };
+  const dpi = await statedResolution(request.image.bytes);
   // Each model reads each prepared image once: a label's script check gives the readings its script's languages reuse.
   const readings = new Map<PreparedImage, Map<string, Promise<Reading>>>();
   const read = (model: ReadonlyArray<OcrLanguage>, image: PreparedImage): Promise<Reading> => {
@@ -137,8 +133,7 @@ const openRecognition = async (engine: RecognitionSetup, request: OcrRequest, si
     return reading;
   };
   const readOnce = async (model: ReadonlyArray<OcrLanguage>, image: PreparedImage, blocks = output.blocks): Promise<Reading> => {
-    const options: TesseractReadOptions =
-      dpi === undefined ? {} : { ...(pdf ? { pdfTitle: "" } : {}), user_defined_dpi: String(Math.round(dpi * image.scale)) };
+    const options: TesseractReadOptions = dpi === undefined ? {} : { user_defined_dpi: String(Math.round(dpi * image.scale)) };
     // A label of one line, read the way up it was measured, is read as one line (holdsOneLine).
     const oneLine = Math.abs(image.rotation) < 45 && holdsOneLine(await measured(), upright.height);
     const recognize = (worker: TesseractReader) => worker.recognize(image.bytes, options, { ...output, blocks });
@@ -234,33 +229,24 @@ const readAuto = async (r: Recognition): Promise<Reading> => {
   return latin !== undefined && latin !== best.languages[0] && languages.includes(latin) ? read([latin], best.image) : best;
 };
 
-/** The reading in the format the request asks for. */
-const resultOf = (request: OcrRequest, upright: DecodedImage, reading: Reading): OcrResult => {
+/** The reading as the port takes it: its blocks when the format needs them. */
+const readingOf = (request: OcrRequest, upright: DecodedImage, reading: Reading): OcrReading => {
   const text = tidyOcrText(reading.page.text);
   // "auto" names the languages actually found in the text (hin+eng, or hin alone); a named request, those named.
   const used = request.language === "auto" ? languagesUsed(text, reading.languages) : reading.languages;
-  const language = used.join("+");
-  const base = { text, language, confidence: text === "" ? 0 : reading.page.confidence };
-  const page = { width: upright.width, height: upright.height, language };
-  const blocks = () => withLanguages(blocksToDisplayed(reading.image, pageBlocks(reading.page)), used);
-  switch (request.outputFormat) {
-    case "text":
-      return { ...base, outputFormat: "text" };
-    case "json":
-      return { ...base, outputFormat: "json", blocks: blocks() };
-    case "hocr":
-      return { ...base, outputFormat: "hocr", hocr: toHocr(blocks(), page) };
-    case "tsv":
-      return { ...base, outputFormat: "tsv", tsv: toTsv(blocks(), page) };
-    case "pdf":
-      if (reading.page.pdf === null) throw new Error("tesseract returned no PDF");
-      return { ...base, outputFormat: "pdf", pdf: Uint8Array.from(reading.page.pdf) };
-  }
+  const base = {
+    text,
+    language: used.join("+"),
+    confidence: text === "" ? 0 : reading.page.confidence,
+    page: { width: upright.width, height: upright.height },
+  };
+  if (request.outputFormat === "text") return base;
+  return { ...base, blocks: withLanguages(blocksToDisplayed(reading.image, pageBlocks(reading.page)), used) };
 };
 
-/** One request read: its page opened, read in the languages named or found, and the reading in the format asked for. */
-export const recognizeRequest = async (engine: RecognitionSetup, request: OcrRequest, signal: AbortSignal): Promise<OcrResult> => {
+/** One request read: its page opened, read in the languages named or found. */
+export const recognizeRequest = async (engine: RecognitionSetup, request: OcrRequest, signal: AbortSignal): Promise<OcrReading> => {
   const recognition = await openRecognition(engine, request, signal);
   const reading = request.language === "auto" ? await readAuto(recognition) : await readKnown(recognition, request.language);
-  return resultOf(request, recognition.upright, reading);
+  return readingOf(request, recognition.upright, reading);
 };

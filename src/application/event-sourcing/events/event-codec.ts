@@ -19,6 +19,9 @@ export interface EventCodecDefinition {
 }
 
 export interface EventCodec<Event extends { readonly type: string }> {
+  /** The stream's events at their current versions: what docs/events.md is generated from. */
+  readonly schema: Schema.Top;
+  readonly definition: EventCodecDefinition;
   /** The stored event as its stream's current shape, or why it cannot be. */
   readonly decodeResult: (recorded: RecordedEvent) => Result.Result<Event, UndecodableEvent>;
   /** The same for synchronous callers (a projection's transaction): throws UndecodableEvent. */
@@ -74,6 +77,8 @@ export const makeEventCodec = <Event extends { readonly type: string; readonly d
   };
 
   return {
+    schema,
+    definition,
     decodeResult,
     decode: (recorded) => {
       const decoded = decodeResult(recorded);

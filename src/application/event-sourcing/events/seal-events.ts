@@ -1,11 +1,19 @@
 import { Schema } from "effect";
 import { canonicalJson } from "../event-checksum.ts";
 import { makeEventCodec } from "./event-codec.ts";
+import { described } from "./event-fields.ts";
 
 /** The stream of ledger seals; its own events are chained like any other, but it is not under its seals' root. */
 export const LEDGER_SEAL_STREAM = "ledger-seals";
 
-const Head = Schema.Struct({ stream: Schema.String, revision: Schema.Number, mac: Schema.String });
+const Head = Schema.Struct({
+  stream: described(Schema.String, "the stream's name"),
+  revision: described(Schema.Number, "its last event's revision (from 0)"),
+  mac: described(Schema.String, "that event's chain MAC, lowercase hex (docs/integrity.md)"),
+});
+const Heads = described(Schema.Array(Head), "stream heads that changed since the previous seal");
+const SealedAt = described(Schema.String, "ISO 8601 UTC of the seal: the heads are the streams' as of then");
+const BY_SEALING = "`itsctl ledger seal`, or the service's sealing schedule";
 
 /**
  * A seal: the Merkle root over every stream's head at `sealedAt`, signed with the seal key
@@ -20,21 +28,24 @@ const Head = Schema.Struct({ stream: Schema.String, revision: Schema.Number, mac
 export const SealEventSchema = Schema.Union([
   Schema.Struct({
     type: Schema.Literal("LedgerSealHeads"),
-    data: Schema.Struct({ sealedAt: Schema.String, piece: Schema.Number, heads: Schema.Array(Head) }),
-  }),
+    data: Schema.Struct({ sealedAt: SealedAt, piece: described(Schema.Number, "the piece's number, from 0"), heads: Heads }),
+  }).annotate({ description: "A bounded piece of a seal's changed heads, written right before its `LedgerSealed`.", writtenBy: BY_SEALING }),
   Schema.Struct({
     type: Schema.Literal("LedgerSealed"),
     data: Schema.Struct({
-      sealedAt: Schema.String,
-      streams: Schema.Number,
-      root: Schema.String,
-      heads: Schema.Array(Head),
-      pieces: Schema.Number,
-      intervalSeconds: Schema.NullOr(Schema.Number),
-      publicKey: Schema.String,
-      signature: Schema.String,
+      sealedAt: SealedAt,
+      streams: described(Schema.Number, "how many streams are under the root (every stream but `ledger-seals`)"),
+      root: described(Schema.String, "the Merkle root over every stream's head, lowercase hex (docs/integrity.md)"),
+      heads: described(Heads, "the last changed heads (after the pieces')"),
+      pieces: described(Schema.Number, "how many `LedgerSealHeads` events precede this one with the same `sealedAt`"),
+      intervalSeconds: described(
+        Schema.NullOr(Schema.Number),
+        "the sealing schedule of the process that sealed; 0: manual only; null: not recorded (version 1)",
+      ),
+      publicKey: described(Schema.String, "the raw 32-byte Ed25519 public key that verifies `signature`, base64"),
+      signature: described(Schema.String, "Ed25519 over the seal statement (docs/integrity.md), base64"),
     }),
-  }),
+  }).annotate({ description: "A seal: the signed Merkle root over every stream's head.", writtenBy: BY_SEALING }),
 ]);
 export type SealEvent = typeof SealEventSchema.Type;
 export type LedgerSealed = Extract<SealEvent, { type: "LedgerSealed" }>["data"];

@@ -8,6 +8,7 @@ import {
 } from "../../../domain/transformation-request.ts";
 import type { StreamType } from "../command-handler.ts";
 import { makeEventCodec } from "./event-codec.ts";
+import { AccountId, At, described, KeyId, RequestId } from "./event-fields.ts";
 
 const Parameters = Schema.Record(Schema.String, Schema.String);
 
@@ -16,19 +17,27 @@ export const TransformationEventSchema: Schema.Codec<TransformationEvent, Transf
   Schema.Struct({
     type: Schema.Literal("TransformationRequested"),
     data: Schema.Struct({
-      requestId: Schema.String,
-      accountId: Schema.String,
-      keyId: Schema.String,
-      operation: Schema.Literals(FEATURES),
-      parameters: Parameters,
-      at: Schema.String,
+      requestId: RequestId,
+      accountId: AccountId,
+      keyId: KeyId,
+      operation: described(Schema.Literals(FEATURES), "the operation called"),
+      parameters: described(Parameters, "the call's parameters (template, format, languages…), every value a string"),
+      at: At,
     }),
-  }),
+  }).annotate({ description: "A billable call's work begins, after its units are reserved.", writtenBy: "RequestTransformation" }),
   Schema.Struct({
     type: Schema.Literal("TransformationCompleted"),
-    data: Schema.Struct({ requestId: Schema.String, processingTimeMs: Schema.Number, output: Parameters, at: Schema.String }),
-  }),
-  Schema.Struct({ type: Schema.Literal("TransformationFailed"), data: Schema.Struct({ requestId: Schema.String, code: Schema.String, at: Schema.String }) }),
+    data: Schema.Struct({
+      requestId: RequestId,
+      processingTimeMs: described(Schema.Number, "milliseconds the work took"),
+      output: described(Parameters, "what came out (format, width, height, bytes, pages…): every value a string, numbers in decimal"),
+      at: At,
+    }),
+  }).annotate({ description: "The work succeeded (its units are committed in the quota stream).", writtenBy: "CompleteTransformation" }),
+  Schema.Struct({
+    type: Schema.Literal("TransformationFailed"),
+    data: Schema.Struct({ requestId: RequestId, code: described(Schema.String, "the error code the caller received"), at: At }),
+  }).annotate({ description: "The work failed (its units are released in the quota stream).", writtenBy: "FailTransformation" }),
 ]);
 
 export const transformationEventCodec = makeEventCodec(TransformationEventSchema);

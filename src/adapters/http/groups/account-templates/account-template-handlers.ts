@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { createTemplate, deleteTemplate, getTemplate, reviseTemplate } from "../../../../application/account-templates/account-templates.ts";
 import type { TemplateVersion } from "../../../../domain/account-templates/account-template.ts";
-import { FONT_SCRIPTS, TEMPLATE_FONTS } from "../../../../domain/account-templates/account-template-design.ts";
+import { TemplateFonts } from "../../../../ports/engines/template-fonts.ts";
 import type { AppServices } from "../../api/app-services.ts";
 import type { GroupHandlers } from "../../api/mount.ts";
 import type { accountTemplates } from "./account-templates-api.ts";
@@ -20,7 +20,7 @@ const templateData = ({ templateId, name, version, createdAt, updatedAt, design 
 
 /** The routes of an account's own templates, by their names in account-templates-api.ts. */
 export const accountTemplateHandlers: GroupHandlers<typeof accountTemplates, AppServices> = {
-  listTemplateFonts: () => Effect.succeed({ fonts: TEMPLATE_FONTS.map((family) => ({ family, scripts: FONT_SCRIPTS[family] })) }),
+  listTemplateFonts: () => Effect.map(TemplateFonts, ({ available }) => ({ fonts: available })),
   createTemplate: ({ principal, payload }) => Effect.map(createTemplate(principal, payload), templateData),
   getTemplate: ({ principal, params }) => Effect.map(getTemplate(principal, params.id), templateData),
   reviseTemplate: ({ principal, params, payload }) => Effect.map(reviseTemplate(principal, params.id, payload), templateData),

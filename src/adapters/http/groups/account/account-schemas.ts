@@ -34,4 +34,11 @@ export const ProfileData = Schema.Struct({
     monthlyLimit: NullableCount.annotate({ description: "the most units this key may spend in a month; null: only the account's quota" }),
     usage: Schema.Struct({ used: Count.annotate({ description: "units this key spent this month (its own, within quota.used)" }) }),
   }),
+  receipts: Schema.Struct({
+    status: Schema.Literals(["published", "withheld"]).annotate({
+      description:
+        "published: the receipts log agrees with the event store and backs quota.used; withheld: the service found its store edited " +
+        "(the log differs from it), publishes no receipt, checkpoint or statement, and the quota shown is not backed by receipts",
+    }),
+  }),
 });

@@ -59,9 +59,8 @@ export const transformations = HttpApiGroup.make("transformations", { topLevel: 
           "every page is one transformation, all reserved before work starts (not enough left: 429 QUOTA_EXCEEDED, nothing used); " +
           "more pages than MAX_DOCUMENT_PAGES (default 20), or MAX_JOB_DOCUMENT_PAGES (default 200) with Prefer: respond-async: 413; an encrypted, broken or scripted PDF: 422. " +
           "Pages are straightened, turned upright and small text enlarged before reading, where that measurably helps. " +
-          "outputFormat pdf: a searchable PDF, each page the image as read (grey, straightened) with its text invisible on top, " +
-          "stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages. " +
-          "With OCR_ENGINE=paddle, pdf is a 400 INVALID_REQUEST (that engine writes none)." +
+          "outputFormat pdf: a searchable PDF, each page the image as sent (turned upright) with its text invisible on top, word by word where it stands, " +
+          "stored like every result and answered as data.resultUrl beside data.text; a document gives one PDF of all its pages." +
           JOB_JOINS,
       ),
     HttpApiEndpoint.post("virtualTryOn", "/virtual-tryon", {

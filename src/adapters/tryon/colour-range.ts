@@ -1,0 +1,61 @@
+import type { RawImage } from "../image/raw-decoding.ts";
+
+/**
+ * A colour range read off a part of the photo that is surely one thing (the hair above the
+ * shoulders, the middle of the face), to tell that thing elsewhere: each feature between two
+ * percentiles of the samples, widened by SLACK levels, then fading to nothing over as many. The
+ * features are R, G, B and the chroma differences R-G and R-B: per channel alone, the broad range
+ * of a face (from its shadows to its highlights) holds a white or grey blouse too, whose R-B is
+ * near 0 where skin's is 40-100.
+ */
+export type ColourRange = ReadonlyArray<readonly [number, number]>;
+
+const SLACK = 12;
+const MIN_SAMPLES = 64;
+/** At most about this many cells are read (every n-th of the grid): percentiles need no more. */
+const MAX_SAMPLES = 16384;
+
+const FEATURES = 5;
+
+/** A feature (0-4: R, G, B, R-G, R-B) of a grid cell (e.g. of a segmentation map), from the image under its centre. */
+export type GridColour = (i: number, feature: number) => number;
+
+export const gridColour = (image: RawImage, grid: { readonly width: number; readonly height: number }): GridColour => {
+  const sx = image.width / grid.width;
+  const sy = image.height / grid.height;
+  return (i, feature) => {
+    const x = Math.min(image.width - 1, Math.floor(((i % grid.width) + 0.5) * sx));
+    const y = Math.min(image.height - 1, Math.floor((Math.floor(i / grid.width) + 0.5) * sy));
+    const at = (y * image.width + x) * image.channels;
+    return feature < 3 ? image.data[at + feature]! : image.data[at]! - image.data[at + feature - 2]!;
+  };
+};
+
+/** The range of the cells `sample` picks, or undefined when fewer than MIN_SAMPLES are picked. */
+export const colourRange = (
+  cells: number,
+  colour: GridColour,
+  sample: (i: number) => boolean,
+  percentiles: readonly [number, number],
+): ColourRange | undefined => {
+  const channels: Array<Array<number>> = Array.from({ length: FEATURES }, () => []);
+  const stride = Math.max(1, Math.floor(cells / MAX_SAMPLES));
+  for (let i = 0; i < cells; i += stride) if (sample(i)) for (let c = 0; c < FEATURES; c++) channels[c]!.push(colour(i, c));
+  if (channels[0]!.length < MIN_SAMPLES) return undefined;
+  return channels.map((values) => {
+    values.sort((a, b) => a - b);
+    const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+    return [at(percentiles[0]) - SLACK, at(percentiles[1]) + SLACK] as const;
+  });
+};
+
+/** How well a cell's colour fits the range: 1 within it, down to 0 at SLACK levels outside. */
+export const withinRange = (range: ColourRange, colour: GridColour, i: number): number => {
+  let fit = 1;
+  for (let c = 0; c < FEATURES; c++) {
+    const v = colour(i, c);
+    const [low, high] = range[c]!;
+    fit = Math.min(fit, 1 - Math.max(low - v, v - high, 0) / SLACK);
+  }
+  return Math.max(0, fit);
+};

@@ -1,0 +1,110 @@
+import type { Keypoint, Point } from "../../ports/engines/tryon-engine.ts";
+import type { RawImage } from "../image/raw-decoding.ts";
+import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
+import { colourRange, gridColour, withinRange } from "./colour-range.ts";
+import { MIN_KEYPOINT_SCORE, type Torso } from "./torso.ts";
+
+/**
+ * Hands, and what two hands hold, in front of the torso, which the garment goes behind. The arm
+ * capsules (arms.ts) need a seen elbow and wrist; on a portrait the elbows are often out of the
+ * photo and the wrists seen faintly (MoveNet scores 0.1-0.3 for hands holding a cup at the photo's
+ * bottom edge). Here a wrist counts from a lower score, and around it the hand is the skin: the
+ * cells whose colour is that of the middle of the face (colour-range.ts). Two hands close together
+ * in front of the torso hold something between them (a cup, a camera, a phone): the space between
+ * them, and above them as far as the hands are apart, is kept in front as well. Computed on the
+ * hair map's grid, as the hair in front is.
+ */
+const MIN_WRIST_SCORE = 0.1;
+/**
+ * A wrist read so faintly may be anywhere (on a dark top, in the hair): it counts only where this
+ * share of the cells within WRIST_SKIN_RADIUS of it are skin-coloured, as around a hand they are.
+ */
+const WRIST_SKIN_SHARE = 0.3;
+const WRIST_SKIN_RADIUS = 0.1;
+/** How far from a wrist (shares of the shoulder width) its hand's skin is looked for. */
+const HAND_REACH = 0.35;
+/**
+ * Two wrists at most this far apart (shares of the shoulder width), both at least BELOW_SHOULDERS
+ * below the shoulder line, and no elbow seen, hold something together in front of the torso. Hands
+ * raised to the face (holding a camera) hold nothing the garment reaches; with an elbow seen, the
+ * arm capsules (arms.ts) keep the arms, and wrists close together are more likely a forearm across
+ * the body than hands around an object.
+ */
+const TOGETHER = 1.2;
+const BELOW_SHOULDERS = 0.3;
+/** What two hands hold: a capsule between the wrists this thick, and one above their middle. */
+const HELD_RADIUS = 0.15;
+const HELD_RISE = 0.3;
+/** The face's middle (shares of its ellipse's radii) samples the skin, where no hair lies. */
+const FACE_SAMPLE = 0.35;
+const FACE_HAIR = 0.3;
+const SKIN_PERCENTILES = [0.2, 0.8] as const;
+
+const distanceToSegment = (p: Point, a: Point, b: Point): number => {
+  const abx = b.x - a.x;
+  const aby = b.y - a.y;
+  const length2 = abx * abx + aby * aby;
+  const t = length2 === 0 ? 0 : Math.min(1, Math.max(0, ((p.x - a.x) * abx + (p.y - a.y) * aby) / length2));
+  return Math.hypot(p.x - a.x - t * abx, p.y - a.y - t * aby);
+};
+
+export const handsInFront = (hair: ProbabilityMap, image: RawImage, keypoints: ReadonlyArray<Keypoint>, torso: Torso): ProbabilityMap => {
+  const { width, height } = hair;
+  const values = new Float32Array(width * height);
+  const sx = image.width / width;
+  const sy = image.height / height;
+  const at = (i: number): Point => ({ x: ((i % width) + 0.5) * sx, y: (Math.floor(i / width) + 0.5) * sy });
+  const colour = gridColour(image, hair);
+  const { face, shoulderWidth } = torso;
+  const inFaceMiddle = (p: Point) => ((p.x - face.cx) / (FACE_SAMPLE * face.rx)) ** 2 + ((p.y - face.cy) / (FACE_SAMPLE * face.ry)) ** 2 <= 1;
+  const skin = colourRange(values.length, colour, (i) => hair.values[i]! < FACE_HAIR && inFaceMiddle(at(i)), SKIN_PERCENTILES);
+  if (skin === undefined) return { values, width, height };
+  const onSkin = (wrist: Point): boolean => {
+    let cells = 0;
+    let skinCells = 0;
+    const r = WRIST_SKIN_RADIUS * shoulderWidth;
+    for (let y = Math.max(0, Math.floor((wrist.y - r) / sy)); y < Math.min(height, Math.ceil((wrist.y + r) / sy)); y++)
+      for (let x = Math.max(0, Math.floor((wrist.x - r) / sx)); x < Math.min(width, Math.ceil((wrist.x + r) / sx)); x++) {
+        const i = y * width + x;
+        const p = at(i);
+        if (Math.hypot(p.x - wrist.x, p.y - wrist.y) > r) continue;
+        cells++;
+        skinCells += withinRange(skin, colour, i) >= 0.5 ? 1 : 0;
+      }
+    return cells > 0 && skinCells >= WRIST_SKIN_SHARE * cells;
+  };
+  const wrists = keypoints.filter((k) => k.name.endsWith("_wrist") && k.score >= MIN_WRIST_SCORE && onSkin(k));
+  if (wrists.length === 0) return { values, width, height };
+
+  const reach = HAND_REACH * shoulderWidth;
+  const [a, b] = wrists;
+  const shoulderMiddle = { x: (torso.shoulders[0].x + torso.shoulders[1].x) / 2, y: (torso.shoulders[0].y + torso.shoulders[1].y) / 2 };
+  const below = (p: Point) => (p.x - shoulderMiddle.x) * torso.down.x + (p.y - shoulderMiddle.y) * torso.down.y >= BELOW_SHOULDERS * shoulderWidth;
+  const elbowSeen = keypoints.some((k) => k.name.endsWith("_elbow") && k.score >= MIN_KEYPOINT_SCORE);
+  const together = !elbowSeen && a !== undefined && b !== undefined && below(a) && below(b) && Math.hypot(a.x - b.x, a.y - b.y) <= TOGETHER * shoulderWidth;
+  const middle = together ? { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } : undefined;
+  const apart = together ? Math.hypot(a.x - b.x, a.y - b.y) : 0;
+  const above =
+    middle === undefined ? undefined : { x: middle.x - torso.down.x * HELD_RISE * shoulderWidth, y: middle.y - torso.down.y * HELD_RISE * shoulderWidth };
+  // Only the cells within reach of a wrist, or of what two hands hold, are visited.
+  const held = together ? apart + (HELD_RADIUS + HELD_RISE) * shoulderWidth : 0;
+  const box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+  for (const w of wrists) {
+    const r = Math.max(reach, held);
+    box.left = Math.min(box.left, w.x - r);
+    box.right = Math.max(box.right, w.x + r);
+    box.top = Math.min(box.top, w.y - r);
+    box.bottom = Math.max(box.bottom, w.y + r);
+  }
+  for (let y = Math.max(0, Math.floor(box.top / sy)); y < Math.min(height, Math.ceil(box.bottom / sy)); y++)
+    for (let x = Math.max(0, Math.floor(box.left / sx)); x < Math.min(width, Math.ceil(box.right / sx)); x++) {
+      const i = y * width + x;
+      const p = at(i);
+      if (together && (distanceToSegment(p, a, b) <= HELD_RADIUS * shoulderWidth || distanceToSegment(p, middle!, above!) <= apart / 2)) {
+        values[i] = 1;
+        continue;
+      }
+      if (wrists.some((w) => Math.hypot(p.x - w.x, p.y - w.y) <= reach)) values[i] = withinRange(skin, colour, i);
+    }
+  return { values, width, height };
+};

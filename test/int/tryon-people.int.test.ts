@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { Effect } from "effect";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_TRYON_SETTINGS } from "../../src/domain/tryon-settings.ts";
+import type { Point } from "../../src/ports/engines/tryon-engine.ts";
+import type { TryOnResult } from "../../src/ports/engines/tryon-engine.ts";
+import { erode, fineDetailCorrelation } from "../fixtures/tryon/fine-detail.ts";
+import * as m from "../fixtures/tryon/image-metrics.ts";
+import { tryOnEngineForFile } from "../fixtures/tryon/tryon-engine-per-file.ts";
+import { ARM_UNCHANGED, GARMENT_CHANGE, unchangedShare } from "../fixtures/tryon/tryon-metrics.ts";
+
+/**
+ * The try-on on photos of ordinary people (test/fixtures/people/SOURCES.md), one per family, in the
+ * plain T-shirt at the default settings, measured against regions drawn by hand on each photo
+ * (polygons in its pixels, kept inside what they outline):
+ * - long hair: ≥ 80 % of the hair lying over the torso unchanged (moved ≤ 24 levels);
+ * - hands and what they hold in front of the torso (a cup held in both hands): ≥ 90 % of their
+ *   pixels unchanged;
+ * - the head (between the ears, brow to below the nose, from the keypoints): ≤ 2 % of it changed;
+ * - the garment (pixels moved > 40 levels) covers ≥ 5 % of the photo;
+ * - no fine texture of the old clothes inside the garment: the correlation of the photo's and the
+ *   result's high-pass detail over the garment less its 4 px edge ≤ 0.10 (fine-detail.ts).
+ */
+const HAIR_KEPT = 0.8;
+const IN_FRONT_KEPT = 0.9;
+const HEAD_CHANGED = 0.02;
+const GARMENT_SHARE = 0.05;
+const FINE_DETAIL = 0.1;
+const EDGE = 4;
+
+type Polygon = ReadonlyArray<Point>;
+const polygon = (...xy: ReadonlyArray<number>): Polygon => Array.from({ length: xy.length / 2 }, (_, i) => ({ x: xy[2 * i]!, y: xy[2 * i + 1]! }));
+
+interface Family {
+  readonly name: string;
+  readonly file: string;
+  /** Hair lying over the torso, below the shoulders. */
+  readonly hair: ReadonlyArray<Polygon>;
+  /** Hands and held objects in front of the torso. */
+  readonly inFront: ReadonlyArray<Polygon>;
+}
+
+const FAMILIES: ReadonlyArray<Family> = [
+  {
+    name: "long straight hair over both shoulders, black top",
+    file: "long-hair-blonde-straight.jpg",
+    hair: [polygon(160, 590, 295, 590, 325, 690, 335, 768, 255, 768, 215, 690), polygon(505, 590, 575, 590, 600, 690, 625, 768, 540, 768, 510, 690)],
+    inFront: [],
+  },
+  {
+    name: "long curly hair over the shoulders, patterned blouse",
+    file: "long-hair-curly.jpg",
+    hair: [polygon(100, 590, 235, 590, 240, 670, 190, 690, 120, 660), polygon(470, 590, 620, 590, 610, 680, 560, 730, 490, 700)],
+    inFront: [],
+  },
+  {
+    name: "both hands holding a cup in front of the chest, floral top",
+    file: "hands-cup.jpg",
+    hair: [],
+    inFront: [polygon(285, 550, 445, 550, 455, 600, 520, 640, 535, 700, 520, 768, 225, 768, 215, 700, 230, 640, 275, 600)],
+  },
+];
+
+const file = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/people/${name}`, import.meta.url)));
+const union = (image: m.Pixels, polygons: ReadonlyArray<Polygon>): m.Mask =>
+  m.maskWhere(image, (x, y) => polygons.some((p) => m.insidePolygon(p, x + 0.5, y + 0.5)));
+
+/** Between the ears, from 0.6 ear widths above the eyes to 0.3 below the nose. */
+const headOf = (image: m.Pixels, result: TryOnResult): m.Mask => {
+  const k = Object.fromEntries(result.detection.keypoints.map((p) => [p.name, p]));
+  const [le, re, eye, nose] = [k["left_ear"]!, k["right_ear"]!, k["left_eye"]!, k["nose"]!];
+  const ears = Math.abs(le.x - re.x);
+  return m.maskWhere(image, (x, y) => x > Math.min(le.x, re.x) && x < Math.max(le.x, re.x) && y > eye.y - 0.6 * ears && y < nose.y + 0.3 * ears);
+};
+
+const tryOn = tryOnEngineForFile();
+
+describe("try-on on photos of ordinary people", () => {
+  for (const family of FAMILIES) {
+    describe(family.name, () => {
+      let input: m.Pixels;
+      let output: m.Pixels;
+      let result: TryOnResult;
+      let garment: m.Mask;
+      beforeAll(async () => {
+        const person = file(family.file);
+        input = await m.pixels(person);
+        const request = { person: await m.validated(person), clothing: await m.validated(tryOn.shirt()), settings: DEFAULT_TRYON_SETTINGS };
+        result = await Effect.runPromise(tryOn.engine().tryOn(request));
+        output = await m.pixels(result.image.bytes);
+        garment = m.changed(input, output, GARMENT_CHANGE);
+      });
+
+      it.runIf(family.hair.length > 0)(`keeps ≥ ${HAIR_KEPT * 100} % of the hair over the torso in front of the garment`, () => {
+        const kept = unchangedShare(input, output, union(input, family.hair));
+        console.log(`${family.file}: hair over the torso kept ${(100 * kept).toFixed(1)} %`);
+        expect(kept).toBeGreaterThanOrEqual(HAIR_KEPT);
+      });
+
+      it.runIf(family.inFront.length > 0)(`keeps ≥ ${IN_FRONT_KEPT * 100} % of the hands and what they hold in front`, () => {
+        const kept = unchangedShare(input, output, union(input, family.inFront));
+        console.log(`${family.file}: hands and held objects kept ${(100 * kept).toFixed(1)} %`);
+        expect(kept).toBeGreaterThanOrEqual(IN_FRONT_KEPT);
+      });
+
+      it(`leaves the head unchanged (≤ ${HEAD_CHANGED * 100} % changed), dresses ≥ ${GARMENT_SHARE * 100} % of the photo, shows no old texture (≤ ${FINE_DETAIL})`, () => {
+        const head = headOf(input, result);
+        const headChanged = m.count(m.changed(input, output, ARM_UNCHANGED).map((v, i) => v & head[i]!)) / m.count(head);
+        const share = m.count(garment) / garment.length;
+        const detail = fineDetailCorrelation(input, output, erode(garment, input.width, EDGE));
+        console.log(
+          `${family.file}: head changed ${(100 * headChanged).toFixed(2)} %, garment ${(100 * share).toFixed(1)} % of the photo, fine detail ${detail.toFixed(3)}`,
+        );
+        expect(headChanged).toBeLessThanOrEqual(HEAD_CHANGED);
+        expect(share).toBeGreaterThanOrEqual(GARMENT_SHARE);
+        expect(detail).toBeLessThanOrEqual(FINE_DETAIL);
+      });
+    });
+  }
+});
