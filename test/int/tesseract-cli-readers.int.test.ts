@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { Effect, Layer } from "effect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openTesseractCli } from "../../src/adapters/ocr/tesseract/tesseract-cli-models.ts";
 import { TesseractCliReaders } from "../../src/adapters/ocr/tesseract/tesseract-cli-readers.ts";
 import { TesseractOcrEngine } from "../../src/adapters/ocr/tesseract/tesseract-ocr-engine.ts";
@@ -29,10 +30,17 @@ const tesseractProcesses = () =>
 describe("the native Tesseract engine", () => {
   let readers: TesseractCliReaders;
   let page: Buffer;
+  /** Eight pages stacked: read undisturbed it takes seconds, so a process gone soon after the caller left was stopped. */
+  let longPage: Buffer;
 
   beforeAll(async () => {
     readers = new TesseractCliReaders(await openTesseractCli("tesseract", ["eng"], "packaged"));
     page = Buffer.from((await renderSample({ language: "eng", layout: "paragraph", variant: "clean", font: "DejaVu Sans", fontSize: 22, textIndex: 0 })).png);
+    const { width, height } = await sharp(page).metadata();
+    longPage = await sharp({ create: { width, height: height * 8, channels: 3, background: "white" } })
+      .composite(Array.from({ length: 8 }, (_, index) => ({ input: page, top: index * height, left: 0 })))
+      .png()
+      .toBuffer();
   });
   afterAll(() => readers.terminate());
 
@@ -46,13 +54,12 @@ describe("the native Tesseract engine", () => {
   it("stops the process of a reading whose caller leaves, and leaves no files behind", async () => {
     const before = readingFolders();
     const leaving = new AbortController();
-    const reading = readers.withWorker(["eng"], leaving.signal, (reader) => reader.recognize(page, {}, { blocks: true }));
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(tesseractProcesses().length).toBeGreaterThan(0);
+    const reading = readers.withWorker(["eng"], leaving.signal, (reader) => reader.recognize(longPage, {}, { blocks: true }));
+    // Polled, not slept: on a loaded machine the process can take longer than any fixed wait to start.
+    await vi.waitFor(() => expect(tesseractProcesses().length).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
     leaving.abort(new Error("the caller left"));
     await expect(reading).rejects.toThrow("the caller left");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(tesseractProcesses()).toEqual([]);
+    await vi.waitFor(() => expect(tesseractProcesses()).toEqual([]), { timeout: 1_000, interval: 20 });
     expect(readingFolders()).toBe(before);
   });
 
