@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import sharp from "sharp";
 import { decodeRaw } from "../src/adapters/image/raw-decoding.ts";
 import { loadSelfieSegmentation } from "../src/adapters/segmentation/selfie-segmentation-model.ts";
@@ -12,7 +13,8 @@ import * as fixtures from "../test/fixtures/tryon/tryon-fixtures.ts";
  * The person-parse signals (parse-signals.ts) and what the engine decides from them (a confidence,
  * or a 422 code), on every photo the try-on is tested with, mirrored, and crops of the same public
  * photos that cut off the head or the torso, or squeeze the body as a turn would: the figures
- * PARSE_LIMITS were chosen from. Run: npm run bench:tryon-parse.
+ * PARSE_LIMITS were chosen from. Run: npm run bench:tryon-parse [-- FOLDER], a folder of further
+ * photos to read too (the shared photos of ordinary people: ../shared/people/photos).
  */
 const here = new URL("../test/fixtures/", import.meta.url);
 const grace = readFileSync(new URL("tryon/grace-hopper.jpg", here));
@@ -61,6 +63,10 @@ const photos: Array<[string, () => Promise<Uint8Array>]> = [
   ["grace squeezed 0.5", () => sharp(grace).resize(256, 600, { fit: "fill" }).png().toBuffer()],
   ["camera squeezed 0.5", () => sharp(camera).resize(256, 512, { fit: "fill" }).png().toBuffer()],
 ];
+const folder = process.argv[2];
+if (folder !== undefined) {
+  for (const name of readdirSync(folder).sort()) photos.push([name, async () => readFileSync(path.join(folder, name))]);
+}
 
 const [segmentation, pose] = await Promise.all([loadSelfieSegmentation(2), loadMoveNet(2)]);
 for (const [name, make] of photos) {
@@ -75,6 +81,6 @@ for (const [name, make] of photos) {
   const f = (v: number) => v.toFixed(2);
   const judged = judgeParse(s);
   console.log(
-    `${name.padEnd(32)} sh ${f(s.shoulders)} el ${f(s.elbows)} hip ${f(s.hips)} face ${f(s.face)} frontal ${f(s.frontal)} inFrame ${f(s.inFrame)} torsoPerson ${f(s.torsoPerson)} -> ${judged.sure ? `confidence ${f(judged.confidence)}` : judged.code}`,
+    `${name.padEnd(32)} sh ${f(s.shoulders)} el ${f(s.elbows)} hip ${f(s.hips)} face ${f(s.face)} frontal ${f(s.frontal)} turn ${f(s.headTurn)} inFrame ${f(s.inFrame)} torsoPerson ${f(s.torsoPerson)} -> ${judged.sure ? `confidence ${f(judged.confidence)}` : judged.code}`,
   );
 }

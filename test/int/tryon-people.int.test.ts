@@ -20,6 +20,11 @@ import { ARM_UNCHANGED, GARMENT_CHANGE, unchangedShare } from "../fixtures/tryon
  * - the garment (pixels moved > 40 levels) covers ≥ 5 % of the photo;
  * - no fine texture of the old clothes inside the garment: the correlation of the photo's and the
  *   result's high-pass detail over the garment less its 4 px edge ≤ 0.10 (fine-detail.ts).
+ * The garment's shoulders on the wearer's own outline, on two photos whose old clothes showed above
+ * the new garment's shoulder line (Grace Hopper's uniform, a striped shirt under backpack straps),
+ * against regions drawn on each: ≥ 90 % of the old clothes along the shoulders, from the neck out,
+ * covered (moved > 40 levels); ≤ 2 % of the backdrop just beyond the shoulders changed.
+ * And the photos it must refuse, at no cost, saying why: a body side-on to the camera, a face in profile.
  */
 const HAIR_KEPT = 0.8;
 const IN_FRONT_KEPT = 0.9;
@@ -59,11 +64,52 @@ const FAMILIES: ReadonlyArray<Family> = [
     hair: [],
     inFront: [polygon(285, 550, 445, 550, 455, 600, 520, 640, 535, 700, 520, 768, 225, 768, 215, 700, 230, 640, 275, 600)],
   },
+  {
+    name: "full body, head to boots, running in a football kit",
+    file: "full-body-football.jpg",
+    hair: [],
+    inFront: [],
+  },
+];
+
+const SHOULDERS_COVERED = 0.9;
+const BEYOND_CHANGED = 0.02;
+
+const SHOULDERS: ReadonlyArray<{
+  readonly name: string;
+  readonly file: string;
+  readonly oldClothes: ReadonlyArray<Polygon>;
+  readonly beyond: ReadonlyArray<Polygon>;
+}> = [
+  {
+    name: "Grace Hopper's uniform, square shoulders",
+    file: "../tryon/grace-hopper.jpg",
+    oldClothes: [polygon(60, 388, 190, 343, 198, 350, 198, 400, 50, 428), polygon(335, 346, 445, 368, 488, 395, 492, 420, 335, 402)],
+    beyond: [polygon(40, 372, 140, 340, 140, 325, 40, 355), polygon(380, 330, 440, 345, 490, 370, 490, 355, 440, 332, 380, 318)],
+  },
+  {
+    name: "a striped shirt under backpack straps, one hand raised",
+    file: "straps-across-torso.jpg",
+    oldClothes: [
+      polygon(498, 360, 540, 376, 560, 398, 568, 420, 540, 405, 520, 392, 498, 388),
+      polygon(318, 364, 280, 371, 263, 395, 260, 418, 280, 396, 300, 390, 318, 390),
+    ],
+    beyond: [polygon(505, 340, 550, 355, 580, 390, 595, 440, 610, 440, 600, 380, 565, 345, 510, 330)],
+  },
+];
+
+const REFUSED: ReadonlyArray<{ readonly name: string; readonly file: string; readonly says: string }> = [
+  { name: "a woman side-on to the camera, hugging a standing dog", file: "side-on-dog-hug.jpg", says: "the shoulders look 16 % as wide" },
+  { name: "a woman in profile, photographing with her phone", file: "profile-phone.jpg", says: "the face is seen in profile" },
 ];
 
 const file = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/people/${name}`, import.meta.url)));
 const union = (image: m.Pixels, polygons: ReadonlyArray<Polygon>): m.Mask =>
   m.maskWhere(image, (x, y) => polygons.some((p) => m.insidePolygon(p, x + 0.5, y + 0.5)));
+
+/** The share of `region`'s pixels that the garment took (moved by more than GARMENT_CHANGE levels). */
+const garmentShare = (input: m.Pixels, output: m.Pixels, region: m.Mask): number =>
+  m.count(m.changed(input, output, GARMENT_CHANGE).map((v, i) => v & region[i]!)) / Math.max(1, m.count(region));
 
 /** Between the ears, from 0.6 ear widths above the eyes to 0.3 below the nose. */
 const headOf = (image: m.Pixels, result: TryOnResult): m.Mask => {
@@ -115,6 +161,34 @@ describe("try-on on photos of ordinary people", () => {
         expect(share).toBeGreaterThanOrEqual(GARMENT_SHARE);
         expect(detail).toBeLessThanOrEqual(FINE_DETAIL);
       });
+    });
+  }
+});
+
+describe("the garment's shoulders on the wearer's own outline", () => {
+  for (const photo of SHOULDERS) {
+    it(`${photo.name}: ≥ ${SHOULDERS_COVERED * 100} % of the old clothes along the shoulders covered, ≤ ${BEYOND_CHANGED * 100} % beyond them changed`, async () => {
+      const person = file(photo.file);
+      const input = await m.pixels(person);
+      const request = { person: await m.validated(person), clothing: await m.validated(tryOn.shirt()), settings: DEFAULT_TRYON_SETTINGS };
+      const output = await m.pixels((await Effect.runPromise(tryOn.engine().tryOn(request))).image.bytes);
+      const covered = garmentShare(input, output, union(input, photo.oldClothes));
+      const beyond = garmentShare(input, output, union(input, photo.beyond));
+      console.log(`${photo.file}: old clothes along the shoulders covered ${(100 * covered).toFixed(1)} %, beyond them changed ${(100 * beyond).toFixed(1)} %`);
+      expect(covered).toBeGreaterThanOrEqual(SHOULDERS_COVERED);
+      expect(beyond).toBeLessThanOrEqual(BEYOND_CHANGED);
+    });
+  }
+});
+
+describe("photos the try-on refuses, saying why", () => {
+  for (const photo of REFUSED) {
+    it(`${photo.name}: 422 PERSON_TURNED_AWAY, turned sideways`, async () => {
+      const request = { person: await m.validated(file(photo.file)), clothing: await m.validated(tryOn.shirt()), settings: DEFAULT_TRYON_SETTINGS };
+      const error = await Effect.runPromise(Effect.flip(tryOn.engine().tryOn(request)));
+      expect(error).toMatchObject({ _tag: "UnusableTryOnInput", code: "PERSON_TURNED_AWAY", field: "personImage" });
+      expect(error.message).toContain("turned sideways");
+      expect(error.message).toContain(photo.says);
     });
   }
 });

@@ -17,9 +17,10 @@ import { longSleeveShirt, tshirt } from "../../test/fixtures/tryon/tryon-fixture
  * photos (CC BY 2.0) are tried but left off the sheet: their Flickr authors, whom the licence
  * requires the sheet to credit, are not recorded with them yet.
  *
- *   node tools/tryon-pictures/people-contact-sheet.ts [PHOTOS_FOLDER]
+ *   node tools/tryon-pictures/people-contact-sheet.ts [PHOTOS_FOLDER [SHEET_FILE]]
  */
 const folder = process.argv[2] ?? path.resolve(import.meta.dirname, "../../../shared/people/photos");
+const sheetFile = process.argv[3] ?? path.resolve(import.meta.dirname, "../../docs/tryon-people.jpg");
 const HEIGHT = 180;
 const GAP = 6;
 const { context, close } = await openLayer(OnnxTryOnEngineLive());
@@ -61,5 +62,5 @@ const sheet = await sharp({ create: { width, height: rows.length * (HEIGHT + GAP
   )
   .jpeg({ quality: 82 })
   .toBuffer();
-writeFileSync(new URL("../../docs/tryon-people.jpg", import.meta.url), sheet);
-process.stdout.write(`docs/tryon-people.jpg: ${rows.length} photos\n`);
+writeFileSync(sheetFile, sheet);
+process.stdout.write(`${sheetFile}: ${rows.length} photos\n`);

@@ -20,6 +20,11 @@ export interface ParseSignals {
    * A body turned sideways keeps its head height and loses its shoulder width. 0 when no face is seen.
    */
   readonly frontal: number;
+  /**
+   * How far the nose sits from midway between the ears, in ear spans: about 0 for a face towards the
+   * camera, growing with the head's turn (≈ 0.67·tan of the angle). 0 when the nose or an ear is not seen.
+   */
+  readonly headTurn: number;
   /** Share of the torso quadrilateral inside the photo (a torso cut off by the frame is below 1). */
   readonly inFrame: number;
   /** Share of the torso quadrilateral's in-frame part that the segmentation calls person. */
@@ -31,8 +36,9 @@ const FACE_POINTS = ["nose", "left_eye", "right_eye"];
 const HEAD_SCORE = 0.3;
 /**
  * Shoulder-joint width over the eyes' height above the shoulder line, at which the shoulders count as
- * fully frontal: the tested photos give 1.25-1.6 and more (frontal 0.78-1). It lowers the confidence
- * only: squeezing a photo sideways, as a turn would, left it at 0.73-0.81, so it cannot refuse.
+ * fully frontal: the tested photos give 1.25-1.6 and more (frontal 0.78-1). Squeezing a photo sideways,
+ * as a turn would, left it at 0.73-0.81, so it refuses only far below that (PARSE_LIMITS.frontal):
+ * a body side-on to the camera.
  */
 const FRONTAL_RATIO = 1.6;
 /** The torso quadrilateral is sampled on this many points a side. */
@@ -72,6 +78,12 @@ export const parseSignals = (
   }
 
   // The quadrilateral's bounding box, sampled on a grid: which samples fall inside it, the photo, the person.
+  const [nose, leftEar, rightEar] = ["nose", "left_ear", "right_ear"].map((name) => keypoints.find((p) => p.name === name));
+  const headTurn =
+    nose !== undefined && leftEar !== undefined && rightEar !== undefined && [nose, leftEar, rightEar].every((p) => p.score >= HEAD_SCORE)
+      ? Math.abs(nose.x - (leftEar.x + rightEar.x) / 2) / Math.max(1, Math.abs(leftEar.x - rightEar.x))
+      : 0;
+
   const xs = torso.quad.map((p) => p.x);
   const ys = torso.quad.map((p) => p.y);
   const [left, right, top, bottom] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
@@ -97,6 +109,7 @@ export const parseSignals = (
     hips,
     face,
     frontal,
+    headTurn,
     inFrame: total === 0 ? 0 : framed / total,
     torsoPerson: framed === 0 ? 0 : person / framed,
   };
@@ -110,8 +123,12 @@ export const parseSignals = (
  * Hopper, cut at mid-chest), torso seen as person ≥ 0.84. Crops of the same photos: the astronaut
  * cut below the eyes scores face 0.21-0.24 (and its segmentation loses the torso: 0.37); cut just
  * below the shoulders (top 230 px), 0.25 of the torso in the photo.
+ * Turned sideways (bench:tryon-parse with the shared photos of ordinary people): the accepted photos
+ * are frontal ≥ 0.73 and turn their head ≤ 2.0 (the cameraman, three-quarters, cut below the crown);
+ * a woman side-on hugging a dog is frontal 0.16, a woman in profile photographing with her phone
+ * turns her head 4.79 (MoveNet puts both ears behind the face).
  */
-export const PARSE_LIMITS = { face: 0.4, inFrame: 0.3, torsoPerson: 0.5 } as const;
+export const PARSE_LIMITS = { face: 0.4, frontal: 0.4, headTurn: 2.5, inFrame: 0.3, torsoPerson: 0.5 } as const;
 
 export type ParseJudgement =
   | { readonly sure: true; readonly confidence: number }
@@ -133,6 +150,15 @@ export const judgeParse = (s: ParseSignals): ParseJudgement => {
       message:
         "no face was found above the shoulders: the person seems turned away from the camera, or their head is out of the photo; " +
         "send a photo of the person facing the camera, head and torso in view",
+    };
+  }
+  if (s.frontal < PARSE_LIMITS.frontal || s.headTurn > PARSE_LIMITS.headTurn) {
+    const why =
+      s.frontal < PARSE_LIMITS.frontal ? `the shoulders look ${percent(s.frontal)} as wide as a body facing the camera` : "the face is seen in profile";
+    return {
+      sure: false,
+      code: "PERSON_TURNED_AWAY",
+      message: `the person is turned sideways (${why}): the garment cannot be placed; send a photo of the person facing the camera`,
     };
   }
   if (s.inFrame < PARSE_LIMITS.inFrame || s.torsoPerson < PARSE_LIMITS.torsoPerson) {

@@ -18,6 +18,7 @@ import { handsInFront } from "./hands-in-front.ts";
 import { judgeParse, parseSignals } from "./parse-signals.ts";
 import { checkPerson } from "./person-checks.ts";
 import { f32, planar } from "./planar-tensors.ts";
+import { outlineShoulders } from "./shoulder-outline.ts";
 import { torsoCoverage } from "./torso-coverage.ts";
 import { loadTryOnModels, type TryOnModels, warmUpTryOnModels } from "./tryon-models.ts";
 
@@ -106,7 +107,9 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const arms = locateArms(check.keypoints, torso);
   const capsules = arms.map((arm) => armCapsules(arm, torso));
   const armParts = capsules.flatMap((c) => [c.upper, c.forearm, c.hand].filter((p) => p !== undefined));
-  const panel = fitPanel(detection.garment, parts.torsoBounds, torso, settings.fitPreference, person);
+  // The garment's torso: the shoulders on the person's own outline (reported, and its coverage measured, on it).
+  const outlined = outlineShoulders(torso, { person: probabilities, hair }, person);
+  const panel = fitPanel(detection.garment, parts.torsoBounds, outlined, settings.fitPreference, person);
   // The panel first, the sleeves over it, as arms lie over the body's sides. The panel goes behind
   // every arm part in front of the torso; a sleeve behind forearms and hands, but its own forearm
   // when it reaches down it.
@@ -167,7 +170,7 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   });
   const layer = (name: string) => out[name]!.data as Uint8Array;
   const layers = { width, height, garment: layer("garment"), backdrop: layer("backdrop"), foreground: layer("foreground"), vignette: layer("vignette"), box };
-  const coverage = torsoCoverage({ rgba: layers.garment, width, height }, torso.quad, probabilities, armParts, face, front);
+  const coverage = torsoCoverage({ rgba: layers.garment, width, height }, outlined.quad, probabilities, armParts, face, front);
   const image = await compositeFullSize(personBytes, full, layers, settings);
   // Detections are reported in the full-size photo's pixels.
   const sx = full.width / width;
@@ -177,7 +180,7 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
     ok: true,
     image,
     keypoints: check.keypoints.map(toFull),
-    torso: torso.quad.map(toFull),
+    torso: outlined.quad.map(toFull),
     garment: parts.kind,
     coverage,
     confidence: judgement.confidence,

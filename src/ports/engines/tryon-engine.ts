@@ -6,7 +6,8 @@ import type { RenderedImage, ValidatedImage } from "./image.ts";
 /**
  * Why the engine cannot use otherwise valid images (HTTP 422; the request costs no quota).
  * UNSUPPORTED_GARMENT: the clothing image shows trousers, a skirt or a dress; tops only are placed.
- * PERSON_TURNED_AWAY: no face above the shoulders (turned away, or the head out of the photo).
+ * PERSON_TURNED_AWAY: no face above the shoulders (turned away, or the head out of the photo), or a body
+ * side-on to the camera or a face in profile (turned sideways).
  * TORSO_NOT_VISIBLE: too little of the torso is in the photo, or seen as the person, to place a garment on.
  */
 export const UNUSABLE_INPUT_CODES = [

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import type { ProbabilityMap } from "../../src/adapters/segmentation/selfie-segmentation-model.ts";
+import { outlineShoulders } from "../../src/adapters/tryon/shoulder-outline.ts";
+import type { Torso } from "../../src/adapters/tryon/torso.ts";
+
+/**
+ * The garment's shoulder corners on the person's own outline, on drawn maps (200×200): a body whose
+ * shoulders' top edge and sides are known, joints at (60, 100) and (140, 100), 80 px apart.
+ */
+const SIZE = { width: 200, height: 200 };
+const map = (on: (x: number, y: number) => boolean): ProbabilityMap => ({
+  ...SIZE,
+  values: Float32Array.from({ length: 200 * 200 }, (_, i) => (on(i % 200, Math.floor(i / 200)) ? 1 : 0)),
+});
+const noHair = map(() => false);
+const torso: Torso = {
+  // The proportions' corners: 0.1 shoulder widths out, 0.06 up.
+  quad: [
+    { x: 52, y: 95.2 },
+    { x: 148, y: 95.2 },
+    { x: 143, y: 200 },
+    { x: 57, y: 200 },
+  ],
+  shoulders: [
+    { x: 60, y: 100 },
+    { x: 140, y: 100 },
+  ],
+  shoulderWidth: 80,
+  across: { x: 1, y: 0 },
+  down: { x: 0, y: 1 },
+  face: { cx: 100, cy: 50, rx: 20, ry: 27 },
+};
+
+describe("outlineShoulders", () => {
+  it("moves each corner up to the silhouette's top and out towards its side", () => {
+    // Square shoulders: the top row 16 px above the joints, the outermost columns 12 px outside them.
+    const person = map((x, y) => x >= 48 && x < 153 && y >= 84);
+    const [tl, tr, br, bl] = outlineShoulders(torso, { person, hair: noHair }, SIZE).quad;
+    expect(tl.y).toBeCloseTo(84, 6);
+    expect(tr.y).toBeCloseTo(84, 6);
+    // Three quarters of the way out to the side (the sleeve takes the rest).
+    expect(tl.x).toBeCloseTo(60 - 0.75 * 12, 6);
+    expect(tr.x).toBeCloseTo(140 + 0.75 * 12, 6);
+    expect([br, bl]).toEqual([torso.quad[2], torso.quad[3]]);
+  });
+
+  it("stops at hair lying on the shoulder", () => {
+    const person = map((x, y) => x >= 48 && x < 153 && y >= 84);
+    const hair = map((x, y) => x < 100 && y < 95);
+    const [tl, tr] = outlineShoulders(torso, { person, hair }, SIZE).quad;
+    expect(tl.y).toBeCloseTo(95, 6);
+    expect(tr.y).toBeCloseTo(84, 6);
+  });
+
+  it("keeps the proportions' step where the outline is not seen: an arm raised beside the head", () => {
+    // The image-left side goes on upward and outward past any shoulder's bounds.
+    const person = map((x, y) => (x >= 48 && x < 153 && y >= 84) || x < 70);
+    const [tl] = outlineShoulders(torso, { person, hair: noHair }, SIZE).quad;
+    expect(tl).toEqual(torso.quad[0]);
+  });
+});
