@@ -44,11 +44,12 @@ describe("outlineShoulders", () => {
     expect([br, bl]).toEqual([torso.quad[2], torso.quad[3]]);
   });
 
-  it("stops at hair lying on the shoulder", () => {
+  it("keeps the proportions' rise where hair lies over the shoulder and hides its outline", () => {
     const person = map((x, y) => x >= 48 && x < 153 && y >= 84);
     const hair = map((x, y) => x < 100 && y < 95);
     const [tl, tr] = outlineShoulders(torso, { person, hair }, SIZE).quad;
-    expect(tl.y).toBeCloseTo(95, 6);
+    expect(tl.y).toBeCloseTo(torso.quad[0].y, 6);
+    expect(tl.x).toBeCloseTo(60 - 0.75 * 12, 6);
     expect(tr.y).toBeCloseTo(84, 6);
   });
 

@@ -7,14 +7,13 @@ import type { Torso } from "./torso.ts";
  * the shoulder joints, which lie inside the body: proportions alone put the garment's shoulders a
  * fixed step above and outside them, so on square or padded shoulders the old clothes showed
  * above the new garment's shoulder line, and on narrow ones its corners stood out past it. Here
- * each corner goes up from the joint to where the silhouette ends (or the hair or the face
- * begins) and out to the shoulder's side, within bounds that keep a misread outline from moving
- * it far.
+ * each corner goes up from the joint to where the silhouette ends and out to the shoulder's side,
+ * within bounds that keep a misread outline from moving it far.
  */
 export interface ShoulderMaps {
   /** The person segmentation. */
   readonly person: ProbabilityMap;
-  /** The hair segmentation: hair over a shoulder is where the garment's shoulder stops. */
+  /** The hair segmentation: hair over a shoulder hides its outline. */
   readonly hair: ProbabilityMap;
 }
 
@@ -32,11 +31,21 @@ const at = (map: ProbabilityMap, image: { readonly width: number; readonly heigh
 
 const insideFace = (face: Torso["face"], p: Point) => ((p.x - face.cx) / face.rx) ** 2 + ((p.y - face.cy) / face.ry) ** 2 <= 1;
 
-/** How far from `from` along `direction` (a unit vector) the person goes on, in pixels, up to `limit`; undefined when it goes past it. */
-const reach = (from: Point, direction: Point, limit: number, keeps: (p: Point) => boolean): number | undefined => {
+/**
+ * How far from `from` along `direction` (a unit vector) the person goes on, in pixels: the last
+ * step still `inside`. Undefined when no edge is seen: past `limit`, or `hidden` first.
+ */
+const reach = (
+  from: Point,
+  direction: Point,
+  limit: number,
+  inside: (p: Point) => boolean,
+  hidden: (p: Point) => boolean = () => false,
+): number | undefined => {
   for (let d = 1; d <= limit; d++) {
     const p = { x: from.x + d * direction.x, y: from.y + d * direction.y };
-    if (!keeps(p)) return d - 1;
+    if (hidden(p)) return undefined;
+    if (!inside(p)) return d - 1;
   }
   return undefined;
 };
@@ -46,11 +55,12 @@ export const outlineShoulders = (torso: Torso, maps: ShoulderMaps, image: { read
   const up = { x: -torso.down.x, y: -torso.down.y };
   const inPhoto = (p: Point) => p.x >= 0 && p.y >= 0 && p.x < image.width && p.y < image.height;
   const body = (p: Point) => inPhoto(p) && at(maps.person, image, p) >= 0.5;
-  // Each step measured where the outline is seen; where it is not (an arm raised beside the head
-  // carries the silhouette on), the proportions' step instead.
+  // Each step measured where the outline is seen; where it is not, the proportions' step instead:
+  // an arm raised beside the head carries the silhouette on; hair or the chin lies over the
+  // shoulder (the hair model also reads some black tops as hair, so hair never lowers a corner).
   const corner = (joint: Point, outward: Point, proportional: Point): Point => {
     const offset = { x: proportional.x - joint.x, y: proportional.y - joint.y };
-    const rise = reach(joint, up, UP.max * sw, (p) => body(p) && at(maps.hair, image, p) < 0.5 && !insideFace(torso.face, p));
+    const rise = reach(joint, up, UP.max * sw, body, (p) => at(maps.hair, image, p) >= 0.5 || insideFace(torso.face, p));
     const side = reach(joint, outward, OUT.max * sw, body);
     const u = rise === undefined ? offset.x * up.x + offset.y * up.y : Math.max(UP.min * sw, rise);
     const o = side === undefined ? offset.x * outward.x + offset.y * outward.y : OUT_SHARE * Math.max(OUT.min * sw, side);
