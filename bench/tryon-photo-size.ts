@@ -20,9 +20,10 @@ const sizes = [
   ["40 MP", 5472, 7296],
 ] as const;
 
-// The BEFORE tree: its src/ beside this checkout's node_modules.
+// The BEFORE tree: its src/ and models/ (the repository's own model files, where it has them) beside this checkout's node_modules.
 const beforeRoot = fs.mkdtempSync(path.join(os.tmpdir(), "its-tryon-before-"));
-execFileSync("bash", ["-c", `git -C "${ROOT}" archive ${before} src | tar -x -C "${beforeRoot}"`]);
+const folders = execFileSync("git", ["-C", ROOT, "ls-tree", "--name-only", before, "src", "models"], { encoding: "utf8" }).split("\n").filter(Boolean);
+execFileSync("bash", ["-c", `git -C "${ROOT}" archive ${before} ${folders.join(" ")} | tar -x -C "${beforeRoot}"`]);
 fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(beforeRoot, "node_modules"));
 
 const probe = (root: string, mode: string, width: number, height: number) =>
