@@ -59,4 +59,22 @@ describe("outlineShoulders", () => {
     const [tl] = outlineShoulders(torso, { person, hair: noHair }, SIZE).quad;
     expect(tl).toEqual(torso.quad[0]);
   });
+
+  it("keeps the proportions' step out where the body goes on past the photo's edge", () => {
+    // Joints at (10, 100) and (90, 100): the body runs past the image's left edge, 10 px outside the left joint.
+    const atEdge: Torso = {
+      ...torso,
+      quad: [{ x: 2, y: 95.2 }, { x: 98, y: 95.2 }, torso.quad[2], torso.quad[3]],
+      shoulders: [
+        { x: 10, y: 100 },
+        { x: 90, y: 100 },
+      ],
+      face: { cx: 50, cy: 50, rx: 20, ry: 27 },
+    };
+    const person = map((x, y) => x < 102 && y >= 84);
+    const [tl, tr] = outlineShoulders(atEdge, { person, hair: noHair }, SIZE).quad;
+    expect(tl.x).toBeCloseTo(2, 6);
+    expect(tl.y).toBeCloseTo(84, 6);
+    expect(tr.x).toBeCloseTo(90 + 0.75 * 11, 6);
+  });
 });

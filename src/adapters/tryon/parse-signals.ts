@@ -77,13 +77,13 @@ export const parseSignals = (
     frontal = height > 0 ? Math.min(1, torso.shoulderWidth / (FRONTAL_RATIO * height)) : 0;
   }
 
-  // The quadrilateral's bounding box, sampled on a grid: which samples fall inside it, the photo, the person.
   const [nose, leftEar, rightEar] = ["nose", "left_ear", "right_ear"].map((name) => keypoints.find((p) => p.name === name));
   const headTurn =
     nose !== undefined && leftEar !== undefined && rightEar !== undefined && [nose, leftEar, rightEar].every((p) => p.score >= HEAD_SCORE)
       ? Math.abs(nose.x - (leftEar.x + rightEar.x) / 2) / Math.max(1, Math.abs(leftEar.x - rightEar.x))
       : 0;
 
+  // The quadrilateral's bounding box, sampled on a grid: which samples fall inside it, the photo, the person.
   const xs = torso.quad.map((p) => p.x);
   const ys = torso.quad.map((p) => p.y);
   const [left, right, top, bottom] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];

@@ -54,14 +54,16 @@ export const outlineShoulders = (torso: Torso, maps: ShoulderMaps, image: { read
   const sw = torso.shoulderWidth;
   const up = { x: -torso.down.x, y: -torso.down.y };
   const inPhoto = (p: Point) => p.x >= 0 && p.y >= 0 && p.x < image.width && p.y < image.height;
-  const body = (p: Point) => inPhoto(p) && at(maps.person, image, p) >= 0.5;
+  const body = (p: Point) => at(maps.person, image, p) >= 0.5;
   // Each step measured where the outline is seen; where it is not, the proportions' step instead:
-  // an arm raised beside the head carries the silhouette on; hair or the chin lies over the
-  // shoulder (the hair model also reads some black tops as hair, so hair never lowers a corner).
+  // an arm raised beside the head carries the silhouette on; the body goes on past the photo's
+  // edge; hair or the chin lies over the shoulder (the hair model also reads some black tops as
+  // hair, so hair never lowers a corner).
   const corner = (joint: Point, outward: Point, proportional: Point): Point => {
     const offset = { x: proportional.x - joint.x, y: proportional.y - joint.y };
-    const rise = reach(joint, up, UP.max * sw, body, (p) => at(maps.hair, image, p) >= 0.5 || insideFace(torso.face, p));
-    const side = reach(joint, outward, OUT.max * sw, body);
+    const offPhoto = (p: Point) => !inPhoto(p);
+    const rise = reach(joint, up, UP.max * sw, body, (p) => offPhoto(p) || at(maps.hair, image, p) >= 0.5 || insideFace(torso.face, p));
+    const side = reach(joint, outward, OUT.max * sw, body, offPhoto);
     const u = rise === undefined ? offset.x * up.x + offset.y * up.y : Math.max(UP.min * sw, rise);
     const o = side === undefined ? offset.x * outward.x + offset.y * outward.y : OUT_SHARE * Math.max(OUT.min * sw, side);
     return { x: joint.x + o * outward.x + u * up.x, y: joint.y + o * outward.y + u * up.y };
