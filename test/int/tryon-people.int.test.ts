@@ -24,6 +24,11 @@ import { ARM_UNCHANGED, GARMENT_CHANGE, unchangedShare } from "../fixtures/tryon
  * the new garment's shoulder line (Grace Hopper's uniform, a striped shirt under backpack straps),
  * against regions drawn on each: ≥ 90 % of the old clothes along the shoulders, from the neck out,
  * covered (moved > 40 levels); ≤ 2 % of the backdrop just beyond the shoulders changed.
+ * The neckline at the wearer's neck, on a photo of a turtleneck up to the chin (a region drawn
+ * between the chin and the new neckline): ≥ 80 % of its pixels show the old clothes before (their
+ * chroma, R−G and R−B, which shading scales little, within 12 levels of the old clothes' median and
+ * nearer it than the cheeks'), ≤ 10 % after; the fine-detail
+ * correlation there ≤ 0.10 (the knit's texture gone), the head ≤ 2 % changed.
  * And the photos it must refuse, at no cost, saying why: a body side-on to the camera, a face in profile.
  */
 const HAIR_KEPT = 0.8;
@@ -98,6 +103,19 @@ const SHOULDERS: ReadonlyArray<{
   },
 ];
 
+/** At most this share of the old clothes above the neckline still shows; the drawn region showed them on at least DRAWN_ON_CLOTHES of it. */
+const NECK_SHOWING = 0.1;
+const DRAWN_ON_CLOTHES = 0.8;
+
+/** Old clothes between the chin and the new garment's neckline, drawn on the photo. */
+const NECKS: ReadonlyArray<{ readonly name: string; readonly file: string; readonly oldClothes: ReadonlyArray<Polygon> }> = [
+  {
+    name: "a grey knit turtleneck up to the chin",
+    file: "turtleneck.jpg",
+    oldClothes: [polygon(260, 565, 330, 555, 470, 548, 540, 540, 580, 535, 575, 565, 470, 588, 330, 590, 255, 583)],
+  },
+];
+
 const REFUSED: ReadonlyArray<{ readonly name: string; readonly file: string; readonly says: string }> = [
   { name: "a woman side-on to the camera, hugging a standing dog", file: "side-on-dog-hug.jpg", says: "the shoulders look 16 % as wide" },
   { name: "a woman in profile, photographing with her phone", file: "profile-phone.jpg", says: "the face is seen in profile" },
@@ -117,6 +135,45 @@ const headOf = (image: m.Pixels, result: TryOnResult): m.Mask => {
   const [le, re, eye, nose] = [k["left_ear"]!, k["right_ear"]!, k["left_eye"]!, k["nose"]!];
   const ears = Math.abs(le.x - re.x);
   return m.maskWhere(image, (x, y) => x > Math.min(le.x, re.x) && x < Math.max(le.x, re.x) && y > eye.y - 0.6 * ears && y < nose.y + 0.3 * ears);
+};
+
+/** A patch of cheek and nose (below the eyes, above the mouth, between them): the wearer's skin. */
+const faceSample = (image: m.Pixels, result: TryOnResult): m.Mask => {
+  const k = Object.fromEntries(result.detection.keypoints.map((p) => [p.name, p]));
+  const [le, re, nose] = [k["left_ear"]!, k["right_ear"]!, k["nose"]!];
+  const ears = Math.abs(le.x - re.x);
+  return m.maskWhere(image, (x, y) => Math.abs(x - nose.x) < 0.25 * ears && y > nose.y - 0.1 * ears && y < nose.y + 0.05 * ears);
+};
+
+/** The median chroma (R−G, R−B) of a region: what shading scales little and a grey or coloured garment does not share with skin. */
+const chromaOf = (image: m.Pixels, region: m.Mask): readonly [number, number] => {
+  const rg: Array<number> = [];
+  const rb: Array<number> = [];
+  region.forEach((inside, i) => {
+    if (!inside) return;
+    const at = image.channels * i;
+    rg.push(image.data[at]! - image.data[at + 1]!);
+    rb.push(image.data[at]! - image.data[at + 2]!);
+  });
+  const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return [median(rg), median(rb)];
+};
+
+/**
+ * The share of `region` that still shows the old clothes: chroma nearer theirs than the skin's, and
+ * within CLOTHES_CHROMA levels of theirs (the new garment's own colour is neither).
+ */
+const CLOTHES_CHROMA = 12;
+const clothesShare = (image: m.Pixels, region: m.Mask, skin: readonly [number, number], clothes: readonly [number, number]): number => {
+  let shown = 0;
+  region.forEach((inside, i) => {
+    const at = image.channels * i;
+    const rg = image.data[at]! - image.data[at + 1]!;
+    const rb = image.data[at]! - image.data[at + 2]!;
+    const fromClothes = Math.hypot(rg - clothes[0], rb - clothes[1]);
+    if (inside && fromClothes < Math.hypot(rg - skin[0], rb - skin[1]) && fromClothes <= CLOTHES_CHROMA) shown++;
+  });
+  return shown / Math.max(1, m.count(region));
 };
 
 const tryOn = tryOnEngineForFile();
@@ -177,6 +234,33 @@ describe("the garment's shoulders on the wearer's own outline", () => {
       console.log(`${photo.file}: old clothes along the shoulders covered ${(100 * covered).toFixed(1)} %, beyond them changed ${(100 * beyond).toFixed(1)} %`);
       expect(covered).toBeGreaterThanOrEqual(SHOULDERS_COVERED);
       expect(beyond).toBeLessThanOrEqual(BEYOND_CHANGED);
+    });
+  }
+});
+
+describe("the neckline at the wearer's neck", () => {
+  for (const photo of NECKS) {
+    it(`${photo.name}: ≤ ${NECK_SHOWING * 100} % of the old clothes above the neckline still showing, none of their texture left (≤ ${FINE_DETAIL}), the head unchanged`, async () => {
+      const person = file(photo.file);
+      const input = await m.pixels(person);
+      const request = { person: await m.validated(person), clothing: await m.validated(tryOn.shirt()), settings: DEFAULT_TRYON_SETTINGS };
+      const result = await Effect.runPromise(tryOn.engine().tryOn(request));
+      const output = await m.pixels(result.image.bytes);
+      const region = union(input, photo.oldClothes);
+      const skin = chromaOf(input, faceSample(input, result));
+      const clothes = chromaOf(input, region);
+      const before = clothesShare(input, region, skin, clothes);
+      const after = clothesShare(output, region, skin, clothes);
+      const detail = fineDetailCorrelation(input, output, region);
+      const head = headOf(input, result);
+      const headChanged = m.count(m.changed(input, output, ARM_UNCHANGED).map((v, i) => v & head[i]!)) / m.count(head);
+      console.log(
+        `${photo.file}: old clothes showing above the neckline ${(100 * before).toFixed(1)} % → ${(100 * after).toFixed(1)} %, fine detail ${detail.toFixed(3)}, head changed ${(100 * headChanged).toFixed(2)} %`,
+      );
+      expect(before).toBeGreaterThanOrEqual(DRAWN_ON_CLOTHES);
+      expect(after).toBeLessThanOrEqual(NECK_SHOWING);
+      expect(detail).toBeLessThanOrEqual(FINE_DETAIL);
+      expect(headChanged).toBeLessThanOrEqual(HEAD_CHANGED);
     });
   }
 });

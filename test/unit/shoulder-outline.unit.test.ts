@@ -1,35 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { ProbabilityMap } from "../../src/adapters/segmentation/selfie-segmentation-model.ts";
 import { outlineShoulders } from "../../src/adapters/tryon/shoulder-outline.ts";
 import type { Torso } from "../../src/adapters/tryon/torso.ts";
+import { DRAWN_SIZE, drawnMap, drawnTorso } from "../fixtures/tryon/drawn-body.ts";
 
 /**
  * The garment's shoulder corners on the person's own outline, on drawn maps (200×200): a body whose
  * shoulders' top edge and sides are known, joints at (60, 100) and (140, 100), 80 px apart.
  */
-const SIZE = { width: 200, height: 200 };
-const map = (on: (x: number, y: number) => boolean): ProbabilityMap => ({
-  ...SIZE,
-  values: Float32Array.from({ length: 200 * 200 }, (_, i) => (on(i % 200, Math.floor(i / 200)) ? 1 : 0)),
-});
+const SIZE = { width: DRAWN_SIZE, height: DRAWN_SIZE };
+const map = drawnMap;
 const noHair = map(() => false);
-const torso: Torso = {
-  // The proportions' corners: 0.1 shoulder widths out, 0.06 up.
-  quad: [
-    { x: 52, y: 95.2 },
-    { x: 148, y: 95.2 },
-    { x: 143, y: 200 },
-    { x: 57, y: 200 },
-  ],
-  shoulders: [
-    { x: 60, y: 100 },
-    { x: 140, y: 100 },
-  ],
-  shoulderWidth: 80,
-  across: { x: 1, y: 0 },
-  down: { x: 0, y: 1 },
-  face: { cx: 100, cy: 50, rx: 20, ry: 27 },
-};
+const torso = drawnTorso;
 
 describe("outlineShoulders", () => {
   it("moves each corner up to the silhouette's top and out towards its side", () => {

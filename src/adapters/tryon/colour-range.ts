@@ -38,22 +38,37 @@ export const colourRange = (
   sample: (i: number) => boolean,
   percentiles: readonly [number, number],
 ): ColourRange | undefined => {
+  const at = featurePercentiles(cells, colour, sample);
+  return at && Array.from({ length: FEATURES }, (_, c) => [at(c, percentiles[0]) - SLACK, at(c, percentiles[1]) + SLACK] as const);
+};
+
+/** The cells' typical colour: the median of each of R, G and B, or undefined when too few are picked. */
+export const medianColour = (cells: number, colour: GridColour, sample: (i: number) => boolean): readonly [number, number, number] | undefined => {
+  const at = featurePercentiles(cells, colour, sample);
+  return at && [at(0, 0.5), at(1, 0.5), at(2, 0.5)];
+};
+
+/** Each feature's values over the picked cells, sorted, to read percentiles from. */
+const featurePercentiles = (cells: number, colour: GridColour, sample: (i: number) => boolean) => {
   const channels: Array<Array<number>> = Array.from({ length: FEATURES }, () => []);
   const stride = Math.max(1, Math.floor(cells / MAX_SAMPLES));
   for (let i = 0; i < cells; i += stride) if (sample(i)) for (let c = 0; c < FEATURES; c++) channels[c]!.push(colour(i, c));
   if (channels[0]!.length < MIN_SAMPLES) return undefined;
-  return channels.map((values) => {
-    values.sort((a, b) => a - b);
-    const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
-    return [at(percentiles[0]) - SLACK, at(percentiles[1]) + SLACK] as const;
-  });
+  for (const values of channels) values.sort((a, b) => a - b);
+  return (feature: number, q: number) => {
+    const values = channels[feature]!;
+    return values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+  };
 };
 
 /** How well a cell's colour fits the range: 1 within it, down to 0 at SLACK levels outside. */
-export const withinRange = (range: ColourRange, colour: GridColour, i: number): number => {
+export const withinRange = (range: ColourRange, colour: GridColour, i: number): number => rgbWithinRange(range, colour(i, 0), colour(i, 1), colour(i, 2));
+
+/** The same for a colour given as R, G, B. */
+export const rgbWithinRange = (range: ColourRange, r: number, g: number, b: number): number => {
   let fit = 1;
   for (let c = 0; c < FEATURES; c++) {
-    const v = colour(i, c);
+    const v = c === 0 ? r : c === 1 ? g : c === 2 ? b : c === 3 ? r - g : r - b;
     const [low, high] = range[c]!;
     fit = Math.min(fit, 1 - Math.max(low - v, v - high, 0) / SLACK);
   }

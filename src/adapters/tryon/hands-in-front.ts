@@ -1,7 +1,7 @@
 import type { Keypoint, Point } from "../../ports/engines/tryon-engine.ts";
 import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
-import { colourRange, gridColour, withinRange } from "./colour-range.ts";
+import { type ColourRange, gridColour, withinRange } from "./colour-range.ts";
 import { MIN_KEYPOINT_SCORE, type Torso } from "./torso.ts";
 
 /**
@@ -9,7 +9,7 @@ import { MIN_KEYPOINT_SCORE, type Torso } from "./torso.ts";
  * capsules (arms.ts) need a seen elbow and wrist; on a portrait the elbows are often out of the
  * photo and the wrists seen faintly (MoveNet scores 0.1-0.3 for hands holding a cup at the photo's
  * bottom edge). Here a wrist counts from a lower score, and around it the hand is the skin: the
- * cells whose colour is that of the middle of the face (colour-range.ts). Two hands close together
+ * cells whose colour is that of the middle of the face (face-skin.ts). Two hands close together
  * in front of the torso hold something between them (a cup, a camera, a phone): the space between
  * them, and above them as far as the hands are apart, is kept in front as well. Computed on the
  * hair map's grid, as the hair in front is.
@@ -35,10 +35,6 @@ const BELOW_SHOULDERS = 0.3;
 /** What two hands hold: a capsule between the wrists this thick, and one above their middle. */
 const HELD_RADIUS = 0.15;
 const HELD_RISE = 0.3;
-/** The face's middle (shares of its ellipse's radii) samples the skin, where no hair lies. */
-const FACE_SAMPLE = 0.35;
-const FACE_HAIR = 0.3;
-const SKIN_PERCENTILES = [0.2, 0.8] as const;
 
 const distanceToSegment = (p: Point, a: Point, b: Point): number => {
   const abx = b.x - a.x;
@@ -48,16 +44,21 @@ const distanceToSegment = (p: Point, a: Point, b: Point): number => {
   return Math.hypot(p.x - a.x - t * abx, p.y - a.y - t * aby);
 };
 
-export const handsInFront = (hair: ProbabilityMap, image: RawImage, keypoints: ReadonlyArray<Keypoint>, torso: Torso): ProbabilityMap => {
+export const handsInFront = (
+  hair: ProbabilityMap,
+  image: RawImage,
+  keypoints: ReadonlyArray<Keypoint>,
+  torso: Torso,
+  /** The wearer's skin (face-skin.ts); undefined when the face showed too little of it. */
+  skin: ColourRange | undefined,
+): ProbabilityMap => {
   const { width, height } = hair;
   const values = new Float32Array(width * height);
   const sx = image.width / width;
   const sy = image.height / height;
   const at = (i: number): Point => ({ x: ((i % width) + 0.5) * sx, y: (Math.floor(i / width) + 0.5) * sy });
   const colour = gridColour(image, hair);
-  const { face, shoulderWidth } = torso;
-  const inFaceMiddle = (p: Point) => ((p.x - face.cx) / (FACE_SAMPLE * face.rx)) ** 2 + ((p.y - face.cy) / (FACE_SAMPLE * face.ry)) ** 2 <= 1;
-  const skin = colourRange(values.length, colour, (i) => hair.values[i]! < FACE_HAIR && inFaceMiddle(at(i)), SKIN_PERCENTILES);
+  const { shoulderWidth } = torso;
   if (skin === undefined) return { values, width, height };
   const onSkin = (wrist: Point): boolean => {
     let cells = 0;

@@ -7,6 +7,7 @@ import { armCapsules, type Capsule, locateArms } from "./arms.ts";
 import { backgroundFor } from "./backdrop-planes.ts";
 import { BROAD_SHADING, shadingKernel } from "./broad-shading.ts";
 import { PARAMS } from "./composite-graph.ts";
+import { faceSkin } from "./face-skin.ts";
 import { compositeFullSize, displayedSize, LIGHTING } from "./full-size-composite.ts";
 import { type Box, fitPanel, fitSleeve, type PartFit } from "./garment/garment-fit.ts";
 import { detectGarment } from "./garment/garment-mask.ts";
@@ -15,6 +16,7 @@ import { layParts, type WarpedPart } from "./garment/part-layers.ts";
 import { warpPart } from "./garment/part-warp.ts";
 import { hairInFront } from "./hair-in-front.ts";
 import { handsInFront } from "./hands-in-front.ts";
+import { paintNeckSkin } from "./neck-skin.ts";
 import { judgeParse, parseSignals } from "./parse-signals.ts";
 import { checkPerson } from "./person-checks.ts";
 import { f32, planar } from "./planar-tensors.ts";
@@ -102,7 +104,8 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const { torso } = check;
   const hair = await models.hair.probabilities(person);
   const hairFront = hairInFront(hair, person, torso.quad, torso.shoulderWidth);
-  const hands = handsInFront(hair, person, check.keypoints, torso);
+  const skin = faceSkin(hair, person, torso.face);
+  const hands = handsInFront(hair, person, check.keypoints, torso, skin?.range);
   const front = { ...hairFront, values: hairFront.values.map((v, i) => Math.max(v, hands.values[i]!)) };
   const arms = locateArms(check.keypoints, torso);
   const capsules = arms.map((arm) => armCapsules(arm, torso));
@@ -169,8 +172,28 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
     kernel: f32(kernel, [kernel.length]),
   });
   const layer = (name: string) => out[name]!.data as Uint8Array;
-  const layers = { width, height, garment: layer("garment"), backdrop: layer("backdrop"), foreground: layer("foreground"), vignette: layer("vignette"), box };
-  const coverage = torsoCoverage({ rgba: layers.garment, width, height }, outlined.quad, probabilities, armParts, face, front);
+  const garment = { rgba: layer("garment"), width, height };
+  // Coverage is the garment's own: measured before the neck's skin is painted into its layer.
+  const coverage = torsoCoverage(garment, outlined.quad, probabilities, armParts, face, front);
+  const neck = skin && paintNeckSkin(garment, person, { person: probabilities, front }, torso, skin);
+  const painted =
+    neck === undefined
+      ? box
+      : {
+          left: Math.min(box.left, neck.left),
+          top: Math.min(box.top, neck.top),
+          right: Math.max(box.right, neck.right),
+          bottom: Math.max(box.bottom, neck.bottom),
+        };
+  const layers = {
+    width,
+    height,
+    garment: garment.rgba,
+    backdrop: layer("backdrop"),
+    foreground: layer("foreground"),
+    vignette: layer("vignette"),
+    box: painted,
+  };
   const image = await compositeFullSize(personBytes, full, layers, settings);
   // Detections are reported in the full-size photo's pixels.
   const sx = full.width / width;
