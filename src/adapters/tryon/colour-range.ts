@@ -37,27 +37,24 @@ export const colourRange = (
   colour: GridColour,
   sample: (i: number) => boolean,
   percentiles: readonly [number, number],
-): ColourRange | undefined => {
-  const at = featurePercentiles(cells, colour, sample);
-  return at && Array.from({ length: FEATURES }, (_, c) => [at(c, percentiles[0]) - SLACK, at(c, percentiles[1]) + SLACK] as const);
-};
+): ColourRange | undefined => colourSamples(cells, colour, sample)?.range(percentiles);
 
-/** The cells' typical colour: the median of each of R, G and B, or undefined when too few are picked. */
-export const medianColour = (cells: number, colour: GridColour, sample: (i: number) => boolean): readonly [number, number, number] | undefined => {
-  const at = featurePercentiles(cells, colour, sample);
-  return at && [at(0, 0.5), at(1, 0.5), at(2, 0.5)];
-};
-
-/** Each feature's values over the picked cells, sorted, to read percentiles from. */
-const featurePercentiles = (cells: number, colour: GridColour, sample: (i: number) => boolean) => {
+/** The colours of the cells `sample` picks, read once: their range, their median; undefined when fewer than MIN_SAMPLES are picked. */
+export const colourSamples = (cells: number, colour: GridColour, sample: (i: number) => boolean) => {
   const channels: Array<Array<number>> = Array.from({ length: FEATURES }, () => []);
   const stride = Math.max(1, Math.floor(cells / MAX_SAMPLES));
   for (let i = 0; i < cells; i += stride) if (sample(i)) for (let c = 0; c < FEATURES; c++) channels[c]!.push(colour(i, c));
   if (channels[0]!.length < MIN_SAMPLES) return undefined;
   for (const values of channels) values.sort((a, b) => a - b);
-  return (feature: number, q: number) => {
+  const at = (feature: number, q: number) => {
     const values = channels[feature]!;
     return values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+  };
+  return {
+    range: (percentiles: readonly [number, number]): ColourRange =>
+      Array.from({ length: FEATURES }, (_, c) => [at(c, percentiles[0]) - SLACK, at(c, percentiles[1]) + SLACK] as const),
+    /** The typical colour: the median of each of R, G and B. */
+    median: (): readonly [number, number, number] => [at(0, 0.5), at(1, 0.5), at(2, 0.5)],
   };
 };
 

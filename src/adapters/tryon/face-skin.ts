@@ -1,6 +1,6 @@
 import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
-import { type ColourRange, colourRange, gridColour, medianColour } from "./colour-range.ts";
+import { type ColourRange, colourSamples, gridColour } from "./colour-range.ts";
 import type { Ellipse } from "./torso.ts";
 
 /** The face's middle (shares of its ellipse's radii) samples the skin, where no hair lies. */
@@ -41,33 +41,34 @@ export const faceSkin = (hair: ProbabilityMap, image: RawImage, face: Ellipse): 
       ((Math.floor(i / width) + 0.5) * sy - face.cy) ** 2 / (FACE_SAMPLE * face.ry) ** 2 <=
     1;
   const sample = (i: number) => hair.values[i]! < FACE_HAIR && inFaceMiddle(i);
-  const range = colourRange(hair.values.length, colour, sample, SKIN_PERCENTILES);
-  const tone = medianColour(hair.values.length, colour, sample);
-  if (range === undefined || tone === undefined) return undefined;
+  const samples = colourSamples(hair.values.length, colour, sample);
+  if (samples === undefined) return undefined;
   // Warmth and green share, on the same cells: every cell sampled, the face's middle is small on the grid.
-  const shares: [Array<number>, Array<number>] = [[], []];
+  const warmth: Array<number> = [];
+  const green: Array<number> = [];
   const brightness: Array<number> = [];
   for (let i = 0; i < hair.values.length; i++) {
     if (!sample(i)) continue;
     const sum = colour(i, 0) + colour(i, 1) + colour(i, 2);
-    shares[0].push(colour(i, 4) / Math.max(1, sum));
-    shares[1].push(colour(i, 1) / Math.max(1, sum));
+    warmth.push(colour(i, 4) / Math.max(1, sum));
+    green.push(colour(i, 1) / Math.max(1, sum));
     brightness.push(sum);
   }
-  const percentile = (values: Array<number>, q: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
-  const [rLow, rHigh, gLow, gHigh] = [
-    percentile(shares[0], CHROMA_PERCENTILES[0]) - CHROMA_SLACK,
-    percentile(shares[0], CHROMA_PERCENTILES[1]) + CHROMA_SLACK,
-    percentile(shares[1], CHROMA_PERCENTILES[0]) - CHROMA_SLACK,
-    percentile(shares[1], CHROMA_PERCENTILES[1]) + CHROMA_SLACK,
+  for (const values of [warmth, green, brightness]) values.sort((a, b) => a - b);
+  const percentile = (values: ReadonlyArray<number>, q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+  const [wLow, wHigh, gLow, gHigh] = [
+    percentile(warmth, CHROMA_PERCENTILES[0]) - CHROMA_SLACK,
+    percentile(warmth, CHROMA_PERCENTILES[1]) + CHROMA_SLACK,
+    percentile(green, CHROMA_PERCENTILES[0]) - CHROMA_SLACK,
+    percentile(green, CHROMA_PERCENTILES[1]) + CHROMA_SLACK,
   ];
   const darkest = MIN_BRIGHTNESS * percentile(brightness, 0.5);
   const inAnyLight = (r: number, g: number, b: number) => {
     const sum = r + g + b;
     if (sum < darkest) return false;
-    const warmth = (r - b) / sum;
+    const warm = (r - b) / sum;
     const gs = g / sum;
-    return warmth >= rLow && warmth <= rHigh + SHADOW_WARMTH && gs >= gLow && gs <= gHigh;
+    return warm >= wLow && warm <= wHigh + SHADOW_WARMTH && gs >= gLow && gs <= gHigh;
   };
-  return { range, tone, inAnyLight };
+  return { range: samples.range(SKIN_PERCENTILES), tone: samples.median(), inAnyLight };
 };
