@@ -43,17 +43,22 @@ export const faceSkin = (hair: ProbabilityMap, image: RawImage, face: Ellipse): 
   const sample = (i: number) => hair.values[i]! < FACE_HAIR && inFaceMiddle(i);
   const samples = colourSamples(hair.values.length, colour, sample);
   if (samples === undefined) return undefined;
-  // Warmth and green share, on the same cells: every cell sampled, the face's middle is small on the grid.
+  // Warmth and green share, on the same cells: every cell sampled, the face's middle is small on the
+  // grid, so only the rows and columns of its box are visited.
   const warmth: Array<number> = [];
   const green: Array<number> = [];
   const brightness: Array<number> = [];
-  for (let i = 0; i < hair.values.length; i++) {
-    if (!sample(i)) continue;
-    const sum = colour(i, 0) + colour(i, 1) + colour(i, 2);
-    warmth.push(colour(i, 4) / Math.max(1, sum));
-    green.push(colour(i, 1) / Math.max(1, sum));
-    brightness.push(sum);
-  }
+  const [left, right] = [(face.cx - FACE_SAMPLE * face.rx) / sx, (face.cx + FACE_SAMPLE * face.rx) / sx];
+  const [top, bottom] = [(face.cy - FACE_SAMPLE * face.ry) / sy, (face.cy + FACE_SAMPLE * face.ry) / sy];
+  for (let y = Math.max(0, Math.floor(top)); y < Math.min(hair.height, Math.ceil(bottom)); y++)
+    for (let x = Math.max(0, Math.floor(left)); x < Math.min(width, Math.ceil(right)); x++) {
+      const i = y * width + x;
+      if (!sample(i)) continue;
+      const sum = colour(i, 0) + colour(i, 1) + colour(i, 2);
+      warmth.push(colour(i, 4) / Math.max(1, sum));
+      green.push(colour(i, 1) / Math.max(1, sum));
+      brightness.push(sum);
+    }
   for (const values of [warmth, green, brightness]) values.sort((a, b) => a - b);
   const percentile = (values: ReadonlyArray<number>, q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
   const [wLow, wHigh, gLow, gHigh] = [
