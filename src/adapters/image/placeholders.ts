@@ -52,7 +52,8 @@ export const halvedOnWhite = ({ rgba, width, height }: Rgba): Rgba => {
   return { rgba: out, width: halfWidth, height: halfHeight };
 };
 
-const placeholderFrom = async (source: Sharp): Promise<Placeholder> => {
+/** The placeholder of an image libvips is about to produce (a pipeline not yet run). */
+export const placeholderOfImage = async (source: Sharp): Promise<Placeholder> => {
   const { data, info } = await source.resize(SIDE, SIDE, { fit: "inside" }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const small: Rgba = { rgba: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
   const opaque = halvedOnWhite(small);
@@ -62,10 +63,10 @@ const placeholderFrom = async (source: Sharp): Promise<Placeholder> => {
   };
 };
 
-export const placeholderOf = (raster: Raster): Promise<Placeholder> => placeholderFrom(open(raster));
+export const placeholderOf = (raster: Raster): Promise<Placeholder> => placeholderOfImage(open(raster));
 
 /**
  * The same from the encoded result, where no raster of it was kept: a JPEG or WebP is shrunk on
  * load (an eighth of the pixels decoded), so this costs little more than the raster's shrink.
  */
-export const placeholderOfEncoded = (bytes: Buffer): Promise<Placeholder> => placeholderFrom(sharp(bytes, { failOn: "error" }));
+export const placeholderOfEncoded = (bytes: Buffer): Promise<Placeholder> => placeholderOfImage(sharp(bytes, { failOn: "error" }));

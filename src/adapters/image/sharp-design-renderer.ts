@@ -79,7 +79,7 @@ export const makeDesignRenderer = ({ maxPixels, timeoutSeconds, faces }: DesignR
         if (photo === undefined) return Effect.succeed(undefined);
         if (layer.fit === "contain") return Effect.map(fitted("image", photo, box, "contain"), (overlay) => ({ overlay }));
         const step = { op: "resize", width: box.width, height: box.height, fit: "cover" } as const;
-        return Effect.map(
+        return Effect.flatMap(
           coverFromUpload(
             () => decoder(photo),
             photo,
@@ -89,7 +89,11 @@ export const makeDesignRenderer = ({ maxPixels, timeoutSeconds, faces }: DesignR
             (pipe) => run(toRaster(pipe), undecodable("image", photo)),
             inputs.photoFaces,
           ),
-          ({ raster, framing }) => ({ overlay: rasterOverlay(raster, box.x, box.y), framing }),
+          ({ pipeline, readsUpload, framing }) =>
+            Effect.map(run(toRaster(pipeline), readsUpload ? undecodable("image", photo) : defect("the photo's crop")), ({ raster }) => ({
+              overlay: rasterOverlay(raster, box.x, box.y),
+              framing,
+            })),
         );
       }
       case "text":

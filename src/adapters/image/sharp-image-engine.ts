@@ -9,9 +9,9 @@ import { ImageEngine, type ImageEngineShape } from "../../ports/engines/image-en
 import { PersonSegmenter, type PersonSegmenterShape } from "../../ports/engines/person-segmenter.ts";
 import type { EngineTimeout } from "../../ports/errors.ts";
 import { InvalidImage } from "../../ports/errors.ts";
-import { coverAtFixedPlace, coverFromUpload, facesIn, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
+import { coverAtFixedPlace, coverFromUpload, frameCover, isCover, type RunPipeline, templateFocus } from "./cover-framing.ts";
 import { libvipsExecutor } from "./libvips-execute.ts";
-import { placeholderOf, placeholderOfEncoded } from "./placeholders.ts";
+import { placeholderOf, placeholderOfEncoded, placeholderOfImage } from "./placeholders.ts";
 import type { Raster } from "./raster.ts";
 import { makeDesignRenderer } from "./sharp-design-renderer.ts";
 import { encoder } from "./sharp-encoder.ts";
@@ -132,39 +132,39 @@ export const makeSharpImageEngine = (segmenter: PersonSegmenterShape, options: S
         };
 
         const first = template.steps[0];
-        // A template that is one crop to fill at a fixed place never becomes a raster of ours.
-        const fixed = isCover(first) ? focusFor(first) : undefined;
-        if (isCover(first) && template.steps.length === 1 && (fixed === "centre" || typeof fixed === "object")) {
-          const cover = coverAtFixedPlace(() => decoder(image), image, first, fixed);
-          const { data, info } = yield* execute(
-            () => encoder(cover.pipeline.timeout({ seconds: timeoutSeconds }).toColourspace("srgb"), template.output).toBuffer({ resolveWithObject: true }),
-            undecodable(image),
-          );
-          const placeholder = yield* execute(() => placeholderOfEncoded(data), defect("the placeholder failed"));
-          return rendered(cover.framing, placeholder, data, info);
+        let raster: Raster;
+        let consumed = 1;
+        if (isCover(first)) {
+          // The first crop to fill, straight from the upload: at a fixed place without a copy of ours in between.
+          const focus = focusFor(first);
+          const decoding = () => decoder(image);
+          const cover =
+            focus === "centre" || typeof focus === "object"
+              ? coverAtFixedPlace(decoding, image, first, focus)
+              : yield* coverFromUpload(decoding, image, first, focus, options.faces, (pipe) => execute(toRasterWithInfo(pipe), undecodable(image)));
+          const failed = cover.readsUpload ? undecodable(image) : defect("a crop to fill failed");
+          if (template.steps.length === 1) {
+            const { data, info } = yield* execute(
+              () => encoder(cover.pipeline.timeout({ seconds: timeoutSeconds }).toColourspace("srgb"), template.output).toBuffer({ resolveWithObject: true }),
+              failed,
+            );
+            const { preview } = cover;
+            const placeholder = yield* execute(() => (preview ? placeholderOfImage(preview) : placeholderOfEncoded(data)), defect("the placeholder failed"));
+            return rendered(cover.framing, placeholder, data, info);
+          }
+          raster = framed(first, { raster: yield* execute(toRaster(cover.pipeline), failed), framing: cover.framing });
+        } else {
+          const plain = yield* decode(image, first);
+          consumed = plain.consumed;
+          template.steps.slice(0, consumed).forEach(track);
+          raster = plain.raster;
         }
-        const fromUpload = isCover(first)
-          ? framed(
-              first,
-              yield* coverFromUpload(
-                () => decoder(image),
-                image,
-                first,
-                focusFor(first),
-                options.faces,
-                (pipe) => execute(toRasterWithInfo(pipe), undecodable(image)),
-              ),
-            )
-          : undefined;
-        const plain = fromUpload ? undefined : yield* decode(image, first);
-        template.steps.slice(0, plain?.consumed ?? 0).forEach(track);
-        let raster = fromUpload ?? (plain?.raster as Raster);
-        for (const step of template.steps.slice(fromUpload ? 1 : (plain?.consumed ?? 0))) {
+        for (const step of template.steps.slice(consumed)) {
           // The first crop to fill, while the raster still lines up with the upload, places its window by focus.
           if (isCover(step) && framing === undefined && maskAligned) {
             const mapping = { scale: raster.width / image.width, left: 0, top: 0 };
-            const faces = yield* facesIn(raster, mapping, focusFor(step), options.faces);
-            raster = framed(step, yield* frameCover(raster, mapping, step, focusFor(step), faces, pipeline));
+            const cover = yield* frameCover(raster, mapping, step, focusFor(step), { detector: options.faces }, pipeline);
+            raster = framed(step, { raster: (yield* pipeline(cover.pipeline)).raster, framing: cover.framing });
             continue;
           }
           const handler = handlers[step.op] as StepHandler<TemplateStep, MaskError>;
