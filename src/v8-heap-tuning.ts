@@ -10,10 +10,15 @@ import v8 from "node:v8";
  * sustained image load (1,060-1,110 MiB became 1,150-1,250 in the generate benchmark).
  * Under a burst of large uploads that memory also let the heap's limit grow by 100 % per full GC,
  * so garbage Buffers piled up: 120 concurrent 3000×2000 JPEGs peaked at 1,155-1,548 MiB above
- * idle. Growing by 20 % at a time keeps the peak lower at the same generate throughput (see
- * docs/benchmarks.md).
+ * idle. Growing by 50 % at a time keeps that burst at idle + 1,015-1,038 MiB. 20 % (idle + 750-850)
+ * was too tight under steady load: a limit set just after a full GC, when few uploads were in
+ * flight, sat barely above what four requests in flight hold (the Buffers of a live request are not
+ * garbage), and the service fell into a full GC every four requests instead of every ten or twelve
+ * (--trace-incremental-marking: "global allocation limit", 91 of 95 MB), 9.3-10.1 requests/s
+ * against 10.7-11.3 at concurrency 4 on 2 cores, from one start to the next; at 50 %, 11.0-11.2
+ * every time (docs/operations.md, Memory).
  * Imported first by main.ts, so that it holds from the first allocation. A Node whose V8 lacks
  * the flag prints that it does not know it, and runs on with the default.
  */
 v8.setFlagsFromString("--external-memory-accounted-in-global-limit");
-v8.setFlagsFromString("--heap-growing-percent=20");
+v8.setFlagsFromString("--heap-growing-percent=50");
