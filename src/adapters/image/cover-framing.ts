@@ -78,10 +78,12 @@ const searchSide = (detector: FaceDetectorShape | undefined) => detector?.workin
 /**
  * A raster's small copy, the shorter side at the detector's working side: faces are found on it
  * and libvips' attention looks for the window on it. Attention judges saliency on a map a few dozen
- * pixels across, so the window it picks on the copy is the one it picks on the raster (the same on
- * 86 of 88 pairs of a shared photo at 3000 pixels and a cover box, the other two within 3 % of the
- * side), for a ninth of the pixels. Bilinear: lanczos3 cost twice the CPU (11 ms against 6 for
- * 1620×1080 → 576×384), and the detector's own coarse copy is bilinear too.
+ * pixels across, so the window it picks on the copy is mostly the one it picks on the raster (the
+ * same on 86 of 88 pairs of a shared photo at 3000 pixels and a cover box, the other two within 3 %
+ * of the side), for a ninth of the pixels; where saliency is ambiguous, attention on a raster scaled
+ * to cover the box moves with the upload's size, and on this fixed-size copy it does not
+ * (test/int/attention-search-copy.int.test.ts). Bilinear: lanczos3 cost twice the CPU (11 ms
+ * against 6 for 1620×1080 → 576×384), and the detector's own coarse copy is bilinear too.
  */
 const searchCopy = <E>(raster: Raster, side: number, run: RunPipeline<E>): Effect.Effect<Raster, E> => {
   const scale = Math.min(1, side / Math.min(raster.width, raster.height));
