@@ -71,6 +71,12 @@ export interface FaceSource {
   readonly known?: ReadonlyArray<Face> | undefined;
 }
 
+/** Whether the detector is to look: the focus wants faces and none are known yet. */
+const looksForFaces = (focus: Focus, { detector, known }: FaceSource) => detector !== undefined && needsFaces(focus) && known === undefined;
+
+/** The faces a placement takes without looking: the known ones, where the focus wants faces. */
+const givenFaces = (focus: Focus, { known }: FaceSource): ReadonlyArray<Face> => (needsFaces(focus) ? (known ?? []) : []);
+
 /** The shorter side of the copy a window is searched on, where no detector names its working side. */
 const SEARCH_SIDE = 384;
 const searchSide = (detector: FaceDetectorShape | undefined) => detector?.workingSide ?? SEARCH_SIDE;
@@ -172,12 +178,9 @@ export const frameCover = <E>(
             copy = made;
             return made;
           });
-    const looking = faces.detector !== undefined && needsFaces(focus) && faces.known === undefined;
-    const found = looking
+    const found = looksForFaces(focus, faces)
       ? yield* Effect.flatMap(copyOnce(), (small) => facesIn(small, { ...mapping, scale: (mapping.scale * small.width) / raster.width }, focus, faces.detector))
-      : needsFaces(focus)
-        ? (faces.known ?? [])
-        : [];
+      : givenFaces(focus, faces);
     const placement = placeCropWindow(
       raster,
       step,
@@ -215,7 +218,8 @@ export const coverFromUpload = <E>(
   known?: ReadonlyArray<Face>,
 ): Effect.Effect<PlacedCover, E | DependencyUnavailable> =>
   Effect.gen(function* () {
-    const looking = detector !== undefined && needsFaces(focus) && known === undefined;
+    const faces = { detector, known };
+    const looking = looksForFaces(focus, faces);
     const searchScale = Math.min(1, searchSide(detector) / Math.min(image.width, image.height));
     const detectionScale = looking ? searchScale : 0;
     if (coverPreCrop(step, image) === undefined) {
@@ -224,15 +228,13 @@ export const coverFromUpload = <E>(
       // then cuts exactly where "attention" does.
       const atLeast = looking || focus === "auto" || focus === "attention" ? searchScale : 0;
       const { raster } = yield* run(scaledTo(decoder(), image, Math.max(coverScale, atLeast)));
-      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, { detector, known }, run);
+      return yield* frameCover(raster, { scale: raster.width / image.width, left: 0, top: 0 }, step, focus, faces, run);
     }
     const found = looking
       ? yield* Effect.flatMap(run(scaledTo(decoder(), image, detectionScale)), ({ raster }) =>
           facesIn(raster, { scale: raster.width / image.width, left: 0, top: 0 }, focus, detector),
         )
-      : needsFaces(focus)
-        ? (known ?? [])
-        : [];
+      : givenFaces(focus, faces);
     const placement = placeCropWindow(image, step, focus === "attention" ? "centre" : focus, found);
     const window = orCentre(image, step, placement);
     return {
