@@ -1,8 +1,8 @@
 import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
-import { rgbWithinRange } from "./colour-range.ts";
 import type { FaceSkin } from "./face-skin.ts";
 import type { Box } from "./garment/garment-fit.ts";
+import { clothesShare, type GarmentLayer, paintedBox, paintUnder, ramp, sampler,SOLID } from "./skin-paint.ts";
 import type { Torso } from "./torso.ts";
 
 /**
@@ -45,25 +45,13 @@ const SHADE_RUN = 0.25;
  * hair in a row: the old clothes ended there. Shorter, a knit's lit stitches, warm as skin, stopped it.
  */
 const END_RUN = 0.02;
-/** The garment is solid from this alpha on: above it, skin is painted under its edge. */
-const SOLID = 250;
-
-/** A probability map's value under a working pixel's centre. */
-const sampler = (map: ProbabilityMap, width: number, height: number) => {
-  const sx = map.width / width;
-  const sy = map.height / height;
-  return (x: number, y: number) =>
-    map.values[Math.min(map.height - 1, Math.floor((y + 0.5) * sy)) * map.width + Math.min(map.width - 1, Math.floor((x + 0.5) * sx))]!;
-};
-
-const ramp = (v: number, from: number, to: number) => Math.min(1, Math.max(0, (v - from) / (to - from)));
 
 /**
  * Paints into `garment` (straight RGBA at the working resolution, the composite's garment layer)
  * and returns the box of what it painted, or undefined when nothing was.
  */
 export const paintNeckSkin = (
-  garment: { readonly rgba: Uint8Array; readonly width: number; readonly height: number },
+  garment: GarmentLayer,
   image: RawImage,
   /** The silhouette, and what lies in front of the torso (hair-in-front.ts: the hair model's reading checked against the hair's colour; hands). */
   layers: { readonly person: ProbabilityMap; readonly front: ProbabilityMap },
@@ -82,7 +70,7 @@ export const paintNeckSkin = (
   const top = Math.max(0, Math.floor(face.cy));
   const bottom = Math.min(height, Math.ceil((shoulders[0].y + shoulders[1].y) / 2 + NECKLINE_DEPTH * shoulderWidth));
   const endRun = Math.max(3, END_RUN * shoulderWidth);
-  const painted = { left: width, top: height, right: 0, bottom: 0 };
+  const painted = paintedBox(width, height);
   for (let x = left; x < right; x++) {
     let solid = top;
     while (solid < bottom && rgba[4 * (solid * width + x) + 3]! < SOLID) solid++;
@@ -98,7 +86,7 @@ export const paintNeckSkin = (
       const r = data[at]!;
       const g = data[at + 1]!;
       const b = data[at + 2]!;
-      const clothes = body === 0 || hidden >= 1 || skin.inAnyLight(r, g, b) ? 0 : 1 - rgbWithinRange(skin.range, r, g, b);
+      const clothes = body === 0 || hidden >= 1 ? 0 : clothesShare(skin, r, g, b);
       // Hair or a hand over the neck ends the walk too: what is behind them is hidden anyway.
       ended = clothes < 0.5 || hidden >= 0.5 ? ended + 1 : 0;
       if (clothes === 0) continue;
@@ -108,17 +96,9 @@ export const paintNeckSkin = (
       const paint = belowMouth * body * clothes * (1 - hidden);
       if (paint <= 0) continue;
       const shade = CHIN_SHADE + (NECK_SHADE - CHIN_SHADE) * ramp(y + 0.5, chin, chin + SHADE_RUN * shoulderWidth);
-      // Under what the garment already has here: the garment over the skin over the photo.
-      const under = 4 * i;
-      const over = rgba[under + 3]! / 255;
-      const alpha = over + paint * (1 - over);
-      for (let c = 0; c < 3; c++) rgba[under + c] = Math.round((rgba[under + c]! * over + skin.tone[c]! * shade * paint * (1 - over)) / alpha);
-      rgba[under + 3] = Math.round(alpha * 255);
-      painted.left = Math.min(painted.left, x);
-      painted.right = Math.max(painted.right, x + 1);
-      painted.top = Math.min(painted.top, y);
-      painted.bottom = Math.max(painted.bottom, y + 1);
+      paintUnder(garment, i, skin.tone, shade, paint);
+      painted.add(x, y);
     }
   }
-  return painted.right > painted.left ? painted : undefined;
+  return painted.box();
 };

@@ -3,6 +3,7 @@ import type { TryOnSettings } from "../../domain/tryon-settings.ts";
 import type { RenderedImage } from "../../ports/engines/image.ts";
 import type { GarmentKind, Keypoint, Point, UnusableInputCode } from "../../ports/engines/tryon-engine.ts";
 import { decodeRaw } from "../image/raw-decoding.ts";
+import { paintArmSkin } from "./arm-skin.ts";
 import { armCapsules, type Capsule, locateArms } from "./arms.ts";
 import { backgroundFor } from "./backdrop-planes.ts";
 import { BROAD_SHADING, shadingKernel } from "./broad-shading.ts";
@@ -21,6 +22,7 @@ import { judgeParse, parseSignals } from "./parse-signals.ts";
 import { checkPerson } from "./person-checks.ts";
 import { f32, planar } from "./planar-tensors.ts";
 import { outlineShoulders } from "./shoulder-outline.ts";
+import { unionBox } from "./skin-paint.ts";
 import { torsoCoverage } from "./torso-coverage.ts";
 import { loadTryOnModels, type TryOnModels, warmUpTryOnModels } from "./tryon-models.ts";
 
@@ -173,18 +175,11 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   });
   const layer = (name: string) => out[name]!.data as Uint8Array;
   const garment = { rgba: layer("garment"), width, height };
-  // Coverage is the garment's own: measured before the neck's skin is painted into its layer.
+  // Coverage is the garment's own: measured before skin is painted into its layer where old clothes showed.
   const coverage = torsoCoverage(garment, outlined.quad, probabilities, armParts, face, front);
   const neck = skin && paintNeckSkin(garment, person, { person: probabilities, front }, torso, skin);
-  const painted =
-    neck === undefined
-      ? box
-      : {
-          left: Math.min(box.left, neck.left),
-          top: Math.min(box.top, neck.top),
-          right: Math.max(box.right, neck.right),
-          bottom: Math.max(box.bottom, neck.bottom),
-        };
+  const sleeves = skin && paintArmSkin(garment, person, { person: probabilities, hair, front }, arms, torso, skin);
+  const painted = unionBox(box, unionBox(neck, sleeves))!;
   const layers = {
     width,
     height,

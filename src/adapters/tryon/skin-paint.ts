@@ -1,0 +1,71 @@
+import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
+import { rgbWithinRange } from "./colour-range.ts";
+import type { FaceSkin } from "./face-skin.ts";
+import type { Box } from "./garment/garment-fit.ts";
+
+/**
+ * What the skin painted over old clothes shares (neck-skin.ts above the neckline, arm-skin.ts below
+ * the sleeves): the garment layer at the working resolution, straight RGBA, which the paint goes
+ * under; the maps read at a working pixel; the test of a pixel for clothes; the box painted.
+ */
+export interface GarmentLayer {
+  readonly rgba: Uint8Array;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The garment is solid from this alpha on: above it, skin is painted under its edge. */
+export const SOLID = 250;
+
+/** A probability map's value under a working pixel's centre. */
+export const sampler = (map: ProbabilityMap, width: number, height: number) => {
+  const sx = map.width / width;
+  const sy = map.height / height;
+  return (x: number, y: number) =>
+    map.values[Math.min(map.height - 1, Math.floor((y + 0.5) * sy)) * map.width + Math.min(map.width - 1, Math.floor((x + 0.5) * sx))]!;
+};
+
+export const ramp = (v: number, from: number, to: number) => Math.min(1, Math.max(0, (v - from) / (to - from)));
+
+/**
+ * How much a pixel is clothes rather than the wearer's skin: 0 for skin in the face's light or in
+ * shadow (face-skin.ts), else how far its colour lies outside the face's range.
+ */
+export const clothesShare = (skin: FaceSkin, r: number, g: number, b: number): number =>
+  skin.inAnyLight(r, g, b) ? 0 : 1 - rgbWithinRange(skin.range, r, g, b);
+
+/**
+ * Paints skin of `tone × shade` at `paint` (0-1) into the layer's pixel `i`, under what the garment
+ * already has there: the garment over the skin over the photo.
+ */
+export const paintUnder = (layer: GarmentLayer, i: number, tone: FaceSkin["tone"], shade: number, paint: number): void => {
+  const { rgba } = layer;
+  const under = 4 * i;
+  const over = rgba[under + 3]! / 255;
+  const alpha = over + paint * (1 - over);
+  for (let c = 0; c < 3; c++) rgba[under + c] = Math.round((rgba[under + c]! * over + tone[c]! * shade * paint * (1 - over)) / alpha);
+  rgba[under + 3] = Math.round(alpha * 255);
+};
+
+/** The box around the pixels painted, grown as they are. */
+export const paintedBox = (width: number, height: number) => {
+  const box = { left: width, top: height, right: 0, bottom: 0 };
+  return {
+    add: (x: number, y: number) => {
+      box.left = Math.min(box.left, x);
+      box.right = Math.max(box.right, x + 1);
+      box.top = Math.min(box.top, y);
+      box.bottom = Math.max(box.bottom, y + 1);
+    },
+    /** Undefined when nothing was painted. */
+    box: (): Box | undefined => (box.right > box.left ? { ...box } : undefined),
+  };
+};
+
+/** The smallest box holding both (either may be undefined). */
+export const unionBox = (a: Box | undefined, b: Box | undefined): Box | undefined =>
+  a === undefined
+    ? b
+    : b === undefined
+      ? a
+      : { left: Math.min(a.left, b.left), top: Math.min(a.top, b.top), right: Math.max(a.right, b.right), bottom: Math.max(a.bottom, b.bottom) };
