@@ -2,7 +2,7 @@ import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
 import type { FaceSkin } from "./face-skin.ts";
 import type { Box } from "./garment/garment-fit.ts";
-import { clothesShare, type GarmentLayer, paintedBox, paintUnder, ramp, sampler,SOLID } from "./skin-paint.ts";
+import { clothesShare, type GarmentLayer, paintedBox, paintUnder, ramp, sampler, SOLID } from "./skin-paint.ts";
 import type { Torso } from "./torso.ts";
 
 /**
