@@ -113,7 +113,9 @@ export const paintArmSkin = (
     const [r, g, b] = [data[at]!, data[at + 1]!, data[at + 2]!];
     return (r - b) / Math.max(1, r + g + b) < warmthFloor ? 1 : clothesShare(skin, r, g, b);
   };
-  const bare: Array<Array<number>> = [[], [], []];
+  // Histograms of the bare skin's R, G and B: its median without keeping every pixel.
+  const bare = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)] as const;
+  let bareCount = 0;
 
   // First, each arm read: its hem, and for each piece along it how much of its silhouette is clothes.
   const readings = arms.flatMap((arm) => {
@@ -146,15 +148,23 @@ export const paintArmSkin = (
         const clothes = clothesAt(x, y);
         seen[piece]! += 1;
         clothed[piece]! += clothes >= 0.5 ? 1 : 0;
-        if (clothes === 0) for (let c = 0; c < 3; c++) bare[c]!.push(data[(y * width + x) * channels + c]!);
+        if (clothes === 0) {
+          bareCount++;
+          for (let c = 0; c < 3; c++) bare[c]![data[(y * width + x) * channels + c]!]! += 1;
+        }
       }
     return [{ axis, box, seen, clothed, hem }];
   });
 
   // The arms' own bare skin, where enough of it shows, is the paint's tone: the face's is lit otherwise,
   // and darkened by what its middle holds (glasses, a smile's shadows).
-  const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const tone = bare[0]!.length >= BARE_ENOUGH * torso.shoulderWidth ** 2 ? ([median(bare[0]!), median(bare[1]!), median(bare[2]!)] as const) : skin.tone;
+  const median = (histogram: Uint32Array) => {
+    let below = 0;
+    let level = 0;
+    while (level < 255 && (below += histogram[level]!) <= bareCount / 2) level++;
+    return level;
+  };
+  const tone = bareCount >= BARE_ENOUGH * torso.shoulderWidth ** 2 ? ([median(bare[0]), median(bare[1]), median(bare[2])] as const) : skin.tone;
 
   // Then, below each hem, the sleeve pieces painted where they are clothes.
   let painted: Box | undefined;
