@@ -3,8 +3,8 @@ import type { RawImage } from "../image/raw-decoding.ts";
 import type { ProbabilityMap } from "../segmentation/selfie-segmentation-model.ts";
 import type { Arm } from "./arms.ts";
 import type { FaceSkin } from "./face-skin.ts";
-import type { Box } from "./garment/garment-fit.ts";
-import { clothesShare, type GarmentLayer, paintedBox, paintUnder, ramp, sampler, SOLID, unionBox } from "./skin-paint.ts";
+import { type Box, boxAround } from "./garment/garment-fit.ts";
+import { clothesShare, type GarmentLayer, paintedBox, paintUnder, ramp, sampler, SOLID } from "./skin-paint.ts";
 import type { Torso } from "./torso.ts";
 
 /**
@@ -185,7 +185,7 @@ export const paintArmSkin = (
         paintUnder(garment, i, tone, shade, paint);
         box.add(x, y);
       }
-    painted = unionBox(painted, box.box());
+    painted = boxAround([painted, box.box()]);
   }
   return painted;
 };

@@ -61,11 +61,3 @@ export const paintedBox = (width: number, height: number) => {
     box: (): Box | undefined => (box.right > box.left ? { ...box } : undefined),
   };
 };
-
-/** The smallest box holding both (either may be undefined). */
-export const unionBox = (a: Box | undefined, b: Box | undefined): Box | undefined =>
-  a === undefined
-    ? b
-    : b === undefined
-      ? a
-      : { left: Math.min(a.left, b.left), top: Math.min(a.top, b.top), right: Math.max(a.right, b.right), bottom: Math.max(a.bottom, b.bottom) };

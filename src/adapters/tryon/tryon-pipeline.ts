@@ -10,7 +10,7 @@ import { BROAD_SHADING, shadingKernel } from "./broad-shading.ts";
 import { PARAMS } from "./composite-graph.ts";
 import { faceSkin } from "./face-skin.ts";
 import { compositeFullSize, displayedSize, LIGHTING } from "./full-size-composite.ts";
-import { type Box, fitPanel, fitSleeve, type PartFit } from "./garment/garment-fit.ts";
+import { type Box, boxAround, fitPanel, fitSleeve, type PartFit } from "./garment/garment-fit.ts";
 import { detectGarment } from "./garment/garment-mask.ts";
 import { analyseGarment, PART, type UnplaceableKind } from "./garment/garment-parts.ts";
 import { layParts, type WarpedPart } from "./garment/part-layers.ts";
@@ -22,7 +22,6 @@ import { judgeParse, parseSignals } from "./parse-signals.ts";
 import { checkPerson } from "./person-checks.ts";
 import { f32, planar } from "./planar-tensors.ts";
 import { outlineShoulders } from "./shoulder-outline.ts";
-import { unionBox } from "./skin-paint.ts";
 import { torsoCoverage } from "./torso-coverage.ts";
 import { loadTryOnModels, type TryOnModels, warmUpTryOnModels } from "./tryon-models.ts";
 
@@ -179,7 +178,7 @@ const runTryOn = async (models: TryOnModels, personBytes: Uint8Array, clothingBy
   const coverage = torsoCoverage(garment, outlined.quad, probabilities, armParts, face, front);
   const neck = skin && paintNeckSkin(garment, person, { person: probabilities, front }, torso, skin);
   const sleeves = skin && paintArmSkin(garment, person, { person: probabilities, hair, front }, arms, torso, skin);
-  const painted = unionBox(box, unionBox(neck, sleeves))!;
+  const painted = boxAround([box, neck, sleeves])!;
   const layers = {
     width,
     height,

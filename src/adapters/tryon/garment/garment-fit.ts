@@ -22,6 +22,18 @@ export interface Box {
   readonly bottom: number;
 }
 
+/** The smallest box holding every box given (those missing left out), or undefined when none is. */
+export const boxAround = (boxes: ReadonlyArray<Box | undefined>): Box | undefined => {
+  const present = boxes.filter((b) => b !== undefined);
+  if (present.length === 0) return undefined;
+  return {
+    left: Math.min(...present.map((b) => b.left)),
+    top: Math.min(...present.map((b) => b.top)),
+    right: Math.max(...present.map((b) => b.right)),
+    bottom: Math.max(...present.map((b) => b.bottom)),
+  };
+};
+
 export interface PartFit {
   readonly backward: ThinPlateSpline;
   /** Person pixels → the backward spline's frame: (p − origin) / scale. */

@@ -1,5 +1,5 @@
 import type { Capsule } from "../arms.ts";
-import type { Box } from "./garment-fit.ts";
+import { type Box, boxAround } from "./garment-fit.ts";
 
 /**
  * The warped parts of a garment laid into one layer, each over the ones before it, and each held
@@ -49,16 +49,10 @@ export const clearance = (box: Box, capsules: ReadonlyArray<Capsule>): Float32Ar
   return out;
 };
 
-const unionBox = (boxes: ReadonlyArray<Box>): Box => ({
-  left: Math.min(...boxes.map((b) => b.left)),
-  top: Math.min(...boxes.map((b) => b.top)),
-  right: Math.max(...boxes.map((b) => b.right)),
-  bottom: Math.max(...boxes.map((b) => b.bottom)),
-});
-
 /** The parts, in order (later ones on top), in their union box: planar premultiplied RGBA. */
 export const layParts = (parts: ReadonlyArray<WarpedPart>): { readonly data: Float32Array; readonly box: Box } => {
-  const box = unionBox(parts.map((p) => p.box));
+  // Called with at least one part (tryon-pipeline.ts).
+  const box = boxAround(parts.map((p) => p.box))!;
   const width = box.right - box.left;
   const n = width * (box.bottom - box.top);
   const out = new Float32Array(4 * n);
