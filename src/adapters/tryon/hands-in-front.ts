@@ -87,25 +87,72 @@ export const handsInFront = (
   const apart = together ? Math.hypot(a.x - b.x, a.y - b.y) : 0;
   const above =
     middle === undefined ? undefined : { x: middle.x - torso.down.x * HELD_RISE * shoulderWidth, y: middle.y - torso.down.y * HELD_RISE * shoulderWidth };
-  // Only the cells within reach of a wrist, or of what two hands hold, are visited.
+  // Only the cells within reach of what two hands hold are visited.
   const held = together ? apart + (HELD_RADIUS + HELD_RISE) * shoulderWidth : 0;
   const box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
   for (const w of wrists) {
-    const r = Math.max(reach, held);
-    box.left = Math.min(box.left, w.x - r);
-    box.right = Math.max(box.right, w.x + r);
-    box.top = Math.min(box.top, w.y - r);
-    box.bottom = Math.max(box.bottom, w.y + r);
+    box.left = Math.min(box.left, w.x - held);
+    box.right = Math.max(box.right, w.x + held);
+    box.top = Math.min(box.top, w.y - held);
+    box.bottom = Math.max(box.bottom, w.y + held);
   }
-  for (let y = Math.max(0, Math.floor(box.top / sy)); y < Math.min(height, Math.ceil(box.bottom / sy)); y++)
-    for (let x = Math.max(0, Math.floor(box.left / sx)); x < Math.min(width, Math.ceil(box.right / sx)); x++) {
-      const i = y * width + x;
-      const p = at(i);
-      if (together && (distanceToSegment(p, a, b) <= HELD_RADIUS * shoulderWidth || distanceToSegment(p, middle!, above!) <= apart / 2)) {
-        values[i] = 1;
-        continue;
+  if (together)
+    for (let y = Math.max(0, Math.floor(box.top / sy)); y < Math.min(height, Math.ceil(box.bottom / sy)); y++)
+      for (let x = Math.max(0, Math.floor(box.left / sx)); x < Math.min(width, Math.ceil(box.right / sx)); x++) {
+        const p = at(y * width + x);
+        if (distanceToSegment(p, a, b) <= HELD_RADIUS * shoulderWidth || distanceToSegment(p, middle!, above!) <= apart / 2) values[y * width + x] = 1;
       }
-      if (wrists.some((w) => Math.hypot(p.x - w.x, p.y - w.y) <= reach)) values[i] = withinRange(skin, colour, i);
-    }
+  handSkin(values, { width, height, sx, sy, at }, wrists, { reach, seed: WRIST_SKIN_RADIUS * shoulderWidth }, (i) => withinRange(skin, colour, i));
   return { values, width, height };
+};
+
+/**
+ * The hands' skin: skin-coloured cells within reach of a wrist that join it through skin. A floral
+ * or pink top holds skin-coloured specks too; they lie apart from the hand, and stay behind the
+ * garment. Grown from the skin cells around each wrist through cells at least half skin; the
+ * fading cells bordering what was reached give the soft edge.
+ */
+const handSkin = (
+  values: Float32Array,
+  grid: { readonly width: number; readonly height: number; readonly sx: number; readonly sy: number; readonly at: (i: number) => Point },
+  wrists: ReadonlyArray<Point>,
+  radii: { readonly reach: number; readonly seed: number },
+  skinOf: (i: number) => number,
+): void => {
+  const { width, height, sx, sy, at } = grid;
+  const { reach, seed } = radii;
+  const inReach = (i: number) => {
+    const p = at(i);
+    return wrists.some((w) => Math.hypot(p.x - w.x, p.y - w.y) <= reach);
+  };
+  const reached = new Uint8Array(width * height);
+  const queue: Array<number> = [];
+  const visit = (i: number) => {
+    if (reached[i] === 1 || skinOf(i) < 0.5 || !inReach(i)) return;
+    reached[i] = 1;
+    queue.push(i);
+  };
+  for (const w of wrists)
+    for (let y = Math.max(0, Math.floor((w.y - seed) / sy)); y < Math.min(height, Math.ceil((w.y + seed) / sy)); y++)
+      for (let x = Math.max(0, Math.floor((w.x - seed) / sx)); x < Math.min(width, Math.ceil((w.x + seed) / sx)); x++) {
+        const p = at(y * width + x);
+        if (Math.hypot(p.x - w.x, p.y - w.y) <= seed) visit(y * width + x);
+      }
+  for (let k = 0; k < queue.length; k++) {
+    const i = queue[k]!;
+    const x = i % width;
+    if (x > 0) visit(i - 1);
+    if (x < width - 1) visit(i + 1);
+    if (i >= width) visit(i - width);
+    if (i < width * (height - 1)) visit(i + width);
+  }
+  for (const i of queue) {
+    const x = i % width;
+    for (let dy = -1; dy <= 1; dy++)
+      for (let dx = -1; dx <= 1; dx++) {
+        const j = i + dy * width + dx;
+        if (x + dx < 0 || x + dx >= width || j < 0 || j >= width * height || values[j] === 1) continue;
+        values[j] = Math.max(values[j]!, skinOf(j));
+      }
+  }
 };
