@@ -43,6 +43,12 @@ afterAll(async () => {
   await dropNatsNamespace(namespace);
 });
 
+/** The job a GET answered; any other answer fails the test with what it said (a TypeError said nothing). */
+const jobOf = (reply: { readonly status: number; readonly json: { readonly data?: unknown } }) => {
+  expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+  return reply.json.data as { status: string; attempts: number; progress: { done: number }; result?: { pages: Array<{ text: string }> } };
+};
+
 describe("jobs on two instances", () => {
   it("finishes on the survivor a job whose instance was killed mid-job, charged once", async () => {
     const [victim, survivor] = instances as [ServiceProcess, ServiceProcess];
@@ -54,7 +60,7 @@ describe("jobs on two instances", () => {
     expect(accepted.status).toBe(202);
     // Killed the moment it is seen mid-job: a fixed wait let a fast machine finish the whole job first.
     for (;;) {
-      const seen = (await victim.client.request("GET", accepted.headers["location"]!, { key })).json.data;
+      const seen = jobOf(await victim.client.request("GET", accepted.headers["location"]!, { key }));
       expect(seen.status).not.toBe("succeeded");
       if (seen.status === "running" && seen.progress.done >= 1) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -62,9 +68,9 @@ describe("jobs on two instances", () => {
     await victim.stop("SIGKILL");
 
     const until = Date.now() + 120_000;
-    let job: { status: string; attempts: number; progress: unknown; result?: { pages: Array<{ text: string }> } };
+    let job: ReturnType<typeof jobOf>;
     for (;;) {
-      job = (await survivor.client.request("GET", accepted.headers["location"]!, { key })).json.data;
+      job = jobOf(await survivor.client.request("GET", accepted.headers["location"]!, { key }));
       if (job.status === "succeeded" || job.status === "failed" || Date.now() > until) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
