@@ -87,21 +87,21 @@ export const handsInFront = (
   const apart = together ? Math.hypot(a.x - b.x, a.y - b.y) : 0;
   const above =
     middle === undefined ? undefined : { x: middle.x - torso.down.x * HELD_RISE * shoulderWidth, y: middle.y - torso.down.y * HELD_RISE * shoulderWidth };
-  // Only the cells within reach of what two hands hold are visited.
-  const held = together ? apart + (HELD_RADIUS + HELD_RISE) * shoulderWidth : 0;
-  const box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
-  for (const w of wrists) {
-    box.left = Math.min(box.left, w.x - held);
-    box.right = Math.max(box.right, w.x + held);
-    box.top = Math.min(box.top, w.y - held);
-    box.bottom = Math.max(box.bottom, w.y + held);
-  }
-  if (together)
-    for (let y = Math.max(0, Math.floor(box.top / sy)); y < Math.min(height, Math.ceil(box.bottom / sy)); y++)
-      for (let x = Math.max(0, Math.floor(box.left / sx)); x < Math.min(width, Math.ceil(box.right / sx)); x++) {
+  if (together) {
+    // Only the cells within reach of what the two hands hold are visited.
+    const held = apart + (HELD_RADIUS + HELD_RISE) * shoulderWidth;
+    const box = {
+      left: Math.max(0, Math.floor((Math.min(a.x, b.x) - held) / sx)),
+      right: Math.min(width, Math.ceil((Math.max(a.x, b.x) + held) / sx)),
+      top: Math.max(0, Math.floor((Math.min(a.y, b.y) - held) / sy)),
+      bottom: Math.min(height, Math.ceil((Math.max(a.y, b.y) + held) / sy)),
+    };
+    for (let y = box.top; y < box.bottom; y++)
+      for (let x = box.left; x < box.right; x++) {
         const p = at(y * width + x);
         if (distanceToSegment(p, a, b) <= HELD_RADIUS * shoulderWidth || distanceToSegment(p, middle!, above!) <= apart / 2) values[y * width + x] = 1;
       }
+  }
   handSkin(values, { width, height, sx, sy, at }, wrists, { reach, seed: WRIST_SKIN_RADIUS * shoulderWidth }, (i) => withinRange(skin, colour, i));
   return { values, width, height };
 };
