@@ -138,6 +138,12 @@ const SLEEVES: ReadonlyArray<Drawn<"oldSleeves" | "bare">> = [
     oldSleeves: [polygon(548, 600, 576, 598, 596, 760, 570, 760), polygon(236, 565, 262, 565, 252, 615, 228, 612)],
     bare: [polygon(212, 455, 240, 452, 246, 520, 220, 522)],
   },
+  {
+    name: "the same pushed-up sleeve's outer side, bunched wider than the arm at the elbow",
+    file: "straps-across-torso.jpg",
+    oldSleeves: [polygon(197, 558, 204, 556, 205, 608, 199, 604)],
+    bare: [polygon(212, 455, 240, 452, 246, 520, 220, 522)],
+  },
 ];
 
 const REFUSED: ReadonlyArray<{ readonly name: string; readonly file: string; readonly says: string }> = [

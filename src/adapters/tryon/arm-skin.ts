@@ -30,6 +30,13 @@ import type { Torso } from "./torso.ts";
 /** The band's half width around the axis, in shares of the shoulder width (a sleeve is wider than the arm drawn in arms.ts). */
 const UPPER_ARM_BAND = 0.16;
 const FOREARM_BAND = 0.13;
+/**
+ * On the upper arm's side away from the torso, the band reaches this far: a loose sleeve hangs wider
+ * than the arm there (the pushed-up sleeve bunched at the elbow of straps-across-torso.jpg showed a
+ * white strip beside the paint). Towards the torso it stays UPPER_ARM_BAND: what lies there is the
+ * torso's side, not the arm's.
+ */
+const OUTER_BAND = 0.26;
 /** The garment counts as reaching down the arm only where it is solid this close to the axis (shares of the band's half width). */
 const ON_AXIS = 0.35;
 /** Pieces along the arm (shares of the shoulder width), each painted only when this share of it is clothes. */
@@ -57,6 +64,9 @@ interface Segment {
   readonly a: Point;
   readonly b: Point;
   readonly band: number;
+  /** The band's half width on the side away from the torso, where a loose sleeve hangs wider than the arm. */
+  readonly outer: number;
+  readonly outward: Point;
   /** Arc length along the axis at `a`. */
   readonly from: number;
 }
@@ -66,22 +76,26 @@ const axisOf = (arm: Arm, shoulderWidth: number, width: number, height: number):
   const { shoulder, elbow } = arm;
   if (elbow === undefined) return undefined;
   const upperLength = Math.hypot(elbow.x - shoulder.x, elbow.y - shoulder.y);
-  const upper: Segment = { a: shoulder, b: elbow, band: UPPER_ARM_BAND * shoulderWidth, from: 0 };
+  const upper: Segment = { a: shoulder, b: elbow, band: UPPER_ARM_BAND * shoulderWidth, outer: OUTER_BAND * shoulderWidth, outward: arm.outward, from: 0 };
   const beyond = { x: elbow.x + arm.upper.x * FOREARM_LENGTH * upperLength, y: elbow.y + arm.upper.y * FOREARM_LENGTH * upperLength };
   const outside = beyond.x < 0 || beyond.y < 0 || beyond.x > width || beyond.y > height;
   const wrist = arm.wrist ?? (outside ? beyond : undefined);
-  return wrist === undefined ? [upper] : [upper, { a: elbow, b: wrist, band: FOREARM_BAND * shoulderWidth, from: upperLength }];
+  const forearm = FOREARM_BAND * shoulderWidth;
+  return wrist === undefined ? [upper] : [upper, { a: elbow, b: wrist, band: forearm, outer: forearm, outward: arm.outward, from: upperLength }];
 };
 
 /** The nearest point of the axis to p: its distance, the arc length there, and the band's half width. */
 const nearest = (axis: ReadonlyArray<Segment>, x: number, y: number) => {
   let best = { distance: Infinity, along: 0, band: 0 };
-  for (const { a, b, band, from } of axis) {
+  for (const { a, b, band: inner, outer, outward, from } of axis) {
     const abx = b.x - a.x;
     const aby = b.y - a.y;
     const length = Math.hypot(abx, aby);
     const t = length === 0 ? 0 : Math.min(1, Math.max(0, ((x - a.x) * abx + (y - a.y) * aby) / (length * length)));
-    const distance = Math.hypot(x - a.x - t * abx, y - a.y - t * aby);
+    const [dx, dy] = [x - a.x - t * abx, y - a.y - t * aby];
+    const distance = Math.hypot(dx, dy);
+    // Wider only alongside the segment: past its ends the band rounds off at the arm's own width.
+    const band = t > 0 && t < 1 && dx * outward.x + dy * outward.y > 0 ? outer : inner;
     if (distance / band < best.distance / Math.max(best.band, 1e-9)) best = { distance, along: from + t * length, band };
   }
   return best;
@@ -121,7 +135,7 @@ export const paintArmSkin = (
   const readings = arms.flatMap((arm) => {
     const axis = axisOf(arm, torso.shoulderWidth, width, height);
     if (axis === undefined) return [];
-    const reach = Math.max(...axis.map((s) => s.band));
+    const reach = Math.max(...axis.map((s) => Math.max(s.band, s.outer)));
     const points = axis.flatMap((s) => [s.a, s.b]);
     const box = {
       left: Math.max(0, Math.floor(Math.min(...points.map((p) => p.x)) - reach)),
