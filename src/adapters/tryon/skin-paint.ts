@@ -17,12 +17,26 @@ export interface GarmentLayer {
 /** The garment is solid from this alpha on: above it, skin is painted under its edge. */
 export const SOLID = 250;
 
-/** A probability map's value under a working pixel's centre. */
+/**
+ * A probability map's value under a working pixel's centre, interpolated between the map's four
+ * nearest cells: the maps are coarser than the photo (the silhouette's cells are 3 px of a 768 px
+ * photo), and the nearest cell alone drew the paint's edge in steps of that size.
+ */
 export const sampler = (map: ProbabilityMap, width: number, height: number) => {
   const sx = map.width / width;
   const sy = map.height / height;
-  return (x: number, y: number) =>
-    map.values[Math.min(map.height - 1, Math.floor((y + 0.5) * sy)) * map.width + Math.min(map.width - 1, Math.floor((x + 0.5) * sx))]!;
+  const { values } = map;
+  const last = { x: map.width - 1, y: map.height - 1 };
+  return (x: number, y: number) => {
+    const fx = Math.min(last.x, Math.max(0, (x + 0.5) * sx - 0.5));
+    const fy = Math.min(last.y, Math.max(0, (y + 0.5) * sy - 0.5));
+    const [x0, y0] = [Math.floor(fx), Math.floor(fy)];
+    const [x1, y1] = [Math.min(last.x, x0 + 1), Math.min(last.y, y0 + 1)];
+    const [tx, ty] = [fx - x0, fy - y0];
+    const top = values[y0 * map.width + x0]! * (1 - tx) + values[y0 * map.width + x1]! * tx;
+    const bottom = values[y1 * map.width + x0]! * (1 - tx) + values[y1 * map.width + x1]! * tx;
+    return top * (1 - ty) + bottom * ty;
+  };
 };
 
 export const ramp = (v: number, from: number, to: number) => Math.min(1, Math.max(0, (v - from) / (to - from)));
