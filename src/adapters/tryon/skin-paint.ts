@@ -30,11 +30,15 @@ export const sampler = (map: ProbabilityMap, width: number, height: number) => {
   return (x: number, y: number) => {
     const fx = Math.min(last.x, Math.max(0, (x + 0.5) * sx - 0.5));
     const fy = Math.min(last.y, Math.max(0, (y + 0.5) * sy - 0.5));
-    const [x0, y0] = [Math.floor(fx), Math.floor(fy)];
-    const [x1, y1] = [Math.min(last.x, x0 + 1), Math.min(last.y, y0 + 1)];
-    const [tx, ty] = [fx - x0, fy - y0];
-    const top = values[y0 * map.width + x0]! * (1 - tx) + values[y0 * map.width + x1]! * tx;
-    const bottom = values[y1 * map.width + x0]! * (1 - tx) + values[y1 * map.width + x1]! * tx;
+    const x0 = Math.floor(fx);
+    const y0 = Math.floor(fy);
+    const x1 = Math.min(last.x, x0 + 1);
+    const tx = fx - x0;
+    const ty = fy - y0;
+    const row0 = y0 * map.width;
+    const row1 = Math.min(last.y, y0 + 1) * map.width;
+    const top = values[row0 + x0]! * (1 - tx) + values[row0 + x1]! * tx;
+    const bottom = values[row1 + x0]! * (1 - tx) + values[row1 + x1]! * tx;
     return top * (1 - ty) + bottom * ty;
   };
 };
