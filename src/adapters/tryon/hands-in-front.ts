@@ -36,6 +36,25 @@ const BELOW_SHOULDERS = 0.3;
 const HELD_RADIUS = 0.15;
 const HELD_RISE = 0.3;
 
+/** The hair map's grid: its size, a cell's size in the photo's pixels, and a cell's centre there. */
+interface Grid {
+  readonly width: number;
+  readonly height: number;
+  readonly sx: number;
+  readonly sy: number;
+  readonly at: (i: number) => Point;
+}
+
+/** Calls `visit` with each cell whose centre lies within `r` photo pixels of `centre`. */
+const forCellsWithin = (grid: Grid, centre: Point, r: number, visit: (i: number) => void): void => {
+  const { width, height, sx, sy, at } = grid;
+  for (let y = Math.max(0, Math.floor((centre.y - r) / sy)); y < Math.min(height, Math.ceil((centre.y + r) / sy)); y++)
+    for (let x = Math.max(0, Math.floor((centre.x - r) / sx)); x < Math.min(width, Math.ceil((centre.x + r) / sx)); x++) {
+      const p = at(y * width + x);
+      if (Math.hypot(p.x - centre.x, p.y - centre.y) <= r) visit(y * width + x);
+    }
+};
+
 const distanceToSegment = (p: Point, a: Point, b: Point): number => {
   const abx = b.x - a.x;
   const aby = b.y - a.y;
@@ -60,18 +79,14 @@ export const handsInFront = (
   const colour = gridColour(image, hair);
   const { shoulderWidth } = torso;
   if (skin === undefined) return { values, width, height };
+  const grid: Grid = { width, height, sx, sy, at };
   const onSkin = (wrist: Point): boolean => {
     let cells = 0;
     let skinCells = 0;
-    const r = WRIST_SKIN_RADIUS * shoulderWidth;
-    for (let y = Math.max(0, Math.floor((wrist.y - r) / sy)); y < Math.min(height, Math.ceil((wrist.y + r) / sy)); y++)
-      for (let x = Math.max(0, Math.floor((wrist.x - r) / sx)); x < Math.min(width, Math.ceil((wrist.x + r) / sx)); x++) {
-        const i = y * width + x;
-        const p = at(i);
-        if (Math.hypot(p.x - wrist.x, p.y - wrist.y) > r) continue;
-        cells++;
-        skinCells += withinRange(skin, colour, i) >= 0.5 ? 1 : 0;
-      }
+    forCellsWithin(grid, wrist, WRIST_SKIN_RADIUS * shoulderWidth, (i) => {
+      cells++;
+      skinCells += withinRange(skin, colour, i) >= 0.5 ? 1 : 0;
+    });
     return cells > 0 && skinCells >= WRIST_SKIN_SHARE * cells;
   };
   const wrists = keypoints.filter((k) => k.name.endsWith("_wrist") && k.score >= MIN_WRIST_SCORE && onSkin(k));
@@ -83,11 +98,10 @@ export const handsInFront = (
   const below = (p: Point) => (p.x - shoulderMiddle.x) * torso.down.x + (p.y - shoulderMiddle.y) * torso.down.y >= BELOW_SHOULDERS * shoulderWidth;
   const elbowSeen = keypoints.some((k) => k.name.endsWith("_elbow") && k.score >= MIN_KEYPOINT_SCORE);
   const together = !elbowSeen && a !== undefined && b !== undefined && below(a) && below(b) && Math.hypot(a.x - b.x, a.y - b.y) <= TOGETHER * shoulderWidth;
-  const middle = together ? { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } : undefined;
-  const apart = together ? Math.hypot(a.x - b.x, a.y - b.y) : 0;
-  const above =
-    middle === undefined ? undefined : { x: middle.x - torso.down.x * HELD_RISE * shoulderWidth, y: middle.y - torso.down.y * HELD_RISE * shoulderWidth };
   if (together) {
+    const middle = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    const apart = Math.hypot(a.x - b.x, a.y - b.y);
+    const above = { x: middle.x - torso.down.x * HELD_RISE * shoulderWidth, y: middle.y - torso.down.y * HELD_RISE * shoulderWidth };
     // Only the cells within reach of what the two hands hold are visited.
     const held = apart + (HELD_RADIUS + HELD_RISE) * shoulderWidth;
     const box = {
@@ -99,10 +113,10 @@ export const handsInFront = (
     for (let y = box.top; y < box.bottom; y++)
       for (let x = box.left; x < box.right; x++) {
         const p = at(y * width + x);
-        if (distanceToSegment(p, a, b) <= HELD_RADIUS * shoulderWidth || distanceToSegment(p, middle!, above!) <= apart / 2) values[y * width + x] = 1;
+        if (distanceToSegment(p, a, b) <= HELD_RADIUS * shoulderWidth || distanceToSegment(p, middle, above) <= apart / 2) values[y * width + x] = 1;
       }
   }
-  handSkin(values, { width, height, sx, sy, at }, wrists, { reach, seed: WRIST_SKIN_RADIUS * shoulderWidth }, (i) => withinRange(skin, colour, i));
+  handSkin(values, grid, wrists, { reach, seed: WRIST_SKIN_RADIUS * shoulderWidth }, (i) => withinRange(skin, colour, i));
   return { values, width, height };
 };
 
@@ -114,12 +128,12 @@ export const handsInFront = (
  */
 const handSkin = (
   values: Float32Array,
-  grid: { readonly width: number; readonly height: number; readonly sx: number; readonly sy: number; readonly at: (i: number) => Point },
+  grid: Grid,
   wrists: ReadonlyArray<Point>,
   radii: { readonly reach: number; readonly seed: number },
   skinOf: (i: number) => number,
 ): void => {
-  const { width, height, sx, sy, at } = grid;
+  const { width, height, at } = grid;
   const { reach, seed } = radii;
   const inReach = (i: number) => {
     const p = at(i);
@@ -132,12 +146,7 @@ const handSkin = (
     reached[i] = 1;
     queue.push(i);
   };
-  for (const w of wrists)
-    for (let y = Math.max(0, Math.floor((w.y - seed) / sy)); y < Math.min(height, Math.ceil((w.y + seed) / sy)); y++)
-      for (let x = Math.max(0, Math.floor((w.x - seed) / sx)); x < Math.min(width, Math.ceil((w.x + seed) / sx)); x++) {
-        const p = at(y * width + x);
-        if (Math.hypot(p.x - w.x, p.y - w.y) <= seed) visit(y * width + x);
-      }
+  for (const w of wrists) forCellsWithin(grid, w, seed, visit);
   for (let k = 0; k < queue.length; k++) {
     const i = queue[k]!;
     const x = i % width;
